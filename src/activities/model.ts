@@ -1,0 +1,174 @@
+/**
+ * The model activity: one Chat Completions call through the real `openai` SDK against any
+ * OpenAI-compatible endpoint. The SDK never retries (`maxRetries: 0`); Temporal does, steered by
+ * `classifyModelError`, so every attempt is visible in the workflow history.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type { AssistantMessage, ModelRequest, ModelResponse } from '../core/spec';
+
+const RETRYABLE_STATUS = new Set([408, 409, 429]);
+const NON_RETRYABLE_TYPE: Record<number, string> = {
+  400: 'ModelBadRequest',
+  401: 'ModelAuthError',
+  403: 'ModelAuthError',
+  404: 'ModelNotFound',
+  422: 'ModelUnprocessable',
+};
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = headers.get('retry-after');
+  if (!after) return undefined;
+  if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * The one place that decides whether a failed model call is retried: 408/409/429/5xx and network
+ * errors are (honouring `retry-after`), other 4xx are not, each with a clear failure type.
+ */
+export function classifyModelError(err: unknown): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof OpenAI.APIConnectionError) {
+    return ApplicationFailure.create({ type: 'ModelUnavailable', message: `model endpoint unreachable: ${err.message}`, cause: err });
+  }
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const message = `model endpoint answered ${status}: ${err.message}`;
+    if (RETRYABLE_STATUS.has(status) || status >= 500) {
+      const delay = retryAfterMs(err.headers);
+      return ApplicationFailure.create({
+        type: status === 429 ? 'ModelRateLimited' : 'ModelUnavailable',
+        message,
+        ...(delay !== undefined && { nextRetryDelay: delay }),
+      });
+    }
+    return ApplicationFailure.create({ type: NON_RETRYABLE_TYPE[status] ?? 'ModelBadRequest', message, nonRetryable: true });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
+}
+
+function toParams(req: ModelRequest): ChatCompletionCreateParams {
+  return {
+    model: req.model,
+    messages: req.messages as ChatCompletionCreateParams['messages'],
+    ...(req.tools.length > 0 && {
+      tools: req.tools.map((t) => ({
+        type: 'function' as const,
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      })),
+    }),
+  };
+}
+
+function usageOf(u: OpenAI.CompletionUsage | null | undefined) {
+  if (!u) return undefined;
+  const inputTokens = u.prompt_tokens ?? 0;
+  const outputTokens = u.completion_tokens ?? 0;
+  return { inputTokens, outputTokens, totalTokens: u.total_tokens ?? inputTokens + outputTokens };
+}
+
+function bad(message: string): never {
+  throw ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
+}
+
+async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, heartbeat: () => void) {
+  const stream = await client.chat.completions.create(
+    { ...toParams(req), stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
+  let content = '';
+  let sawContent = false;
+  let finishReason: string | undefined;
+  // Some providers repeat cumulative usage on many chunks: keep the last one, never sum.
+  let usage: OpenAI.CompletionUsage | undefined;
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+    heartbeat();
+    if (!chunk || typeof chunk !== 'object' || !Array.isArray(chunk.choices)) bad('stream chunk without choices');
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const delta = choice.delta;
+      if (!delta) continue;
+      if (typeof delta.content === 'string') {
+        content += delta.content;
+        sawContent ||= delta.content.length > 0;
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        const slot = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
+        if (tc.id) slot.id = tc.id;
+        if (tc.function?.name) slot.name += tc.function.name;
+        if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+      }
+    }
+  }
+  return { content: sawContent ? content : null, calls: calls.filter(Boolean), finishReason, usage };
+}
+
+async function unary(client: OpenAI, req: ModelRequest, signal: AbortSignal) {
+  const completion = await client.chat.completions.create({ ...toParams(req), stream: false }, { signal });
+  const choice = completion?.choices?.[0];
+  if (!choice?.message) bad('no choices in the completion');
+  const calls = (choice.message.tool_calls ?? []).flatMap((tc) =>
+    tc.type === 'function' ? [{ id: tc.id, name: tc.function.name, arguments: tc.function.arguments ?? '' }] : [],
+  );
+  return { content: choice.message.content ?? null, calls, finishReason: choice.finish_reason ?? undefined, usage: completion.usage };
+}
+
+export interface ModelActivityDeps {
+  /** The client to use, or a factory called once per worker. Build it with `maxRetries: 0`. */
+  client: OpenAI;
+}
+
+export function createModelActivities({ client }: ModelActivityDeps) {
+  return {
+    async callModel(req: ModelRequest): Promise<ModelResponse> {
+      const ctx = Context.current();
+      const started = performance.now();
+      const heartbeat = () => ctx.heartbeat({ call: req.call });
+      // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
+      const keepAlive = setInterval(heartbeat, 5_000);
+      try {
+        const raw = req.stream
+          ? await streamed(client, req, ctx.cancellationSignal, heartbeat)
+          : await unary(client, req, ctx.cancellationSignal);
+        const message: AssistantMessage = { role: 'assistant', content: raw.content };
+        if (raw.calls.length > 0) {
+          message.tool_calls = raw.calls.map((c, i) => {
+            if (!c.name) bad(`tool call ${i} has no function name`);
+            return { id: c.id || `call_${req.call}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } };
+          });
+        }
+        const usage = usageOf(raw.usage);
+        return {
+          message,
+          usage: usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          usageSource: usage ? (req.stream ? 'stream' : 'response') : 'none',
+          ...(raw.finishReason !== undefined && { finishReason: raw.finishReason }),
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        };
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        throw classifyModelError(err);
+      } finally {
+        clearInterval(keepAlive);
+      }
+    },
+  };
+}
+
+/** The client from the standard env: `OPENAI_BASE_URL`, `OPENAI_API_KEY`. */
+export function openAIFromEnv(overrides: { baseURL?: string; apiKey?: string } = {}): OpenAI {
+  return new OpenAI({
+    maxRetries: 0,
+    apiKey: overrides.apiKey ?? process.env.OPENAI_API_KEY ?? 'not-needed',
+    ...((overrides.baseURL ?? process.env.OPENAI_BASE_URL) && { baseURL: overrides.baseURL ?? process.env.OPENAI_BASE_URL }),
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * The typed Tiller client: start turns, read their state, decide pending calls, follow events, and
+ * list what waits for a human. A thin layer over the Temporal client and the public wire contract,
+ * so everything it does can also be done from the `temporal` CLI or another SDK.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  Client,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { connectClient, temporalSettings, type TemporalSettings } from '../config';
+import type { TurnEvent } from '../core/events';
+import type { Decision, RecordedDecision, TrustGrant, TurnResult, TurnState } from '../core/schemas';
+import { decideSignal, decideUpdate, stateQuery, WORKFLOW_TYPE_TURN } from '../workflows/messages';
+
+export interface StartTurnOptions {
+  agent: string;
+  input: string;
+  sessionId?: string;
+  trust?: TrustGrant[];
+  /** Workflow id of the turn; default `turn-<uuid>`. */
+  turnId?: string;
+}
+
+export interface PendingTurn {
+  turnId: string;
+  agent?: string;
+  status?: string;
+  pendingTools: string[];
+  startTime: Date;
+}
+
+/** A decision the workflow refused (unknown id, already decided, malformed …), with its reason. */
+export class DecisionRejectedError extends Error {
+  override readonly name = 'DecisionRejectedError';
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export class TillerClient {
+  constructor(
+    readonly temporal: Client,
+    readonly taskQueue: string = temporalSettings().taskQueue,
+  ) {}
+
+  static async connect(settings: TemporalSettings = temporalSettings()): Promise<TillerClient> {
+    return new TillerClient(await connectClient(settings), settings.taskQueue);
+  }
+
+  handle(turnId: string): WorkflowHandle {
+    return this.temporal.workflow.getHandle(turnId);
+  }
+
+  async startTurn(opts: StartTurnOptions): Promise<WorkflowHandle> {
+    const turnId = opts.turnId ?? `turn-${randomUUID()}`;
+    return this.temporal.workflow.start(WORKFLOW_TYPE_TURN, {
+      taskQueue: this.taskQueue,
+      workflowId: turnId,
+      args: [
+        {
+          agent: opts.agent,
+          input: opts.input,
+          ...(opts.sessionId !== undefined && { sessionId: opts.sessionId }),
+          ...(opts.trust !== undefined && { trust: opts.trust }),
+        },
+      ],
+      staticSummary: `${opts.agent}: ${opts.input.slice(0, 120)}`,
+    });
+  }
+
+  state(turnId: string): Promise<TurnState> {
+    return this.handle(turnId).query(stateQuery);
+  }
+
+  /** Sends the `decide` update and returns the recorded decision; throws `DecisionRejectedError` when refused. */
+  async decide(turnId: string, decision: Decision, updateId?: string): Promise<RecordedDecision> {
+    try {
+      return await this.handle(turnId).executeUpdate(decideUpdate, {
+        args: [decision],
+        ...(updateId !== undefined && { updateId }),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        throw new DecisionRejectedError(err.cause?.message ?? err.message);
+      }
+      throw err;
+    }
+  }
+
+  approve(turnId: string, id: string, opts: { scope?: Decision['scope']; approver?: string; reason?: string } = {}) {
+    return this.decide(turnId, { id, approved: true, ...opts });
+  }
+
+  deny(turnId: string, id: string, opts: { reason?: string; approver?: string } = {}) {
+    return this.decide(turnId, { id, approved: false, ...opts });
+  }
+
+  /** Fire-and-forget decision; a bad one is recorded as DECISION_REJECTED in the turn's events. */
+  signalDecision(turnId: string, decision: unknown): Promise<void> {
+    return this.handle(turnId).signal(decideSignal, decision as Decision);
+  }
+
+  /** The turn's result; for a failed turn, the result carried in the failure (status `failed`). */
+  async result(turnId: string): Promise<TurnResult> {
+    try {
+      return (await this.handle(turnId).result()) as TurnResult;
+    } catch (err) {
+      const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === 'TurnFailed' && cause.details?.[0]) {
+        return cause.details[0] as TurnResult;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The turn's events as they happen, by polling the `state` query (no history cost). Ends after
+   * the turn's final event. Starts after `afterSeq` (default: from the beginning).
+   */
+  async *watch(turnId: string, opts: { afterSeq?: number; intervalMs?: number; signal?: AbortSignal } = {}) {
+    let seq = opts.afterSeq ?? 0;
+    let interval = opts.intervalMs ?? 100;
+    while (!opts.signal?.aborted) {
+      const state = await this.state(turnId);
+      const fresh: TurnEvent[] = state.events.filter((e) => e.seq > seq);
+      for (const event of fresh) {
+        seq = event.seq;
+        yield event;
+      }
+      if (TERMINAL.has(state.status)) return;
+      // Poll quickly while things happen, back off while the turn waits for a human.
+      interval = fresh.length ? (opts.intervalMs ?? 100) : Math.min(interval * 1.5, 2_000);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  /** Turns waiting for a human, from visibility (`TillerStatus`), without querying each workflow. */
+  async pending(opts: { agent?: string; limit?: number } = {}): Promise<PendingTurn[]> {
+    const query = [
+      `WorkflowType = '${WORKFLOW_TYPE_TURN}'`,
+      `ExecutionStatus = 'Running'`,
+      `TillerStatus = 'awaiting_approval'`,
+      ...(opts.agent ? [`TillerAgent = '${opts.agent.replace(/'/g, '')}'`] : []),
+    ].join(' AND ');
+    const out: PendingTurn[] = [];
+    for await (const wf of this.temporal.workflow.list({ query })) {
+      const attrs = wf.typedSearchAttributes;
+      const get = (name: string) => attrs.getAll().find((p) => p.key.name === name)?.value;
+      out.push({
+        turnId: wf.workflowId,
+        agent: get('TillerAgent') as string | undefined,
+        status: get('TillerStatus') as string | undefined,
+        pendingTools: (get('TillerPendingTools') as string[] | undefined) ?? [],
+        startTime: wf.startTime,
+      });
+      if (out.length >= (opts.limit ?? 100)) break;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.temporal.connection.close();
+  }
+}
+
+export { TERMINAL as TERMINAL_STATUSES };

@@ -1,0 +1,39 @@
+/**
+ * Connection settings, following Temporal's own conventions: `TEMPORAL_ADDRESS`,
+ * `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*` and `TEMPORAL_PROFILE` /
+ * `TEMPORAL_CONFIG_FILE` profiles, all through `@temporalio/envconfig`. Plus Tiller's own
+ * `TILLER_TASK_QUEUE` and `TILLER_MODEL`.
+ */
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
+
+export const DEFAULT_TASK_QUEUE = 'tiller';
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+export interface TemporalSettings {
+  connectionOptions: NativeConnectionOptions & ConnectionOptions;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}
+
+export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
+  const loaded = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const address = loaded.connectionOptions.address ?? 'localhost:7233';
+  return {
+    connectionOptions: { ...loaded.connectionOptions, address } as NativeConnectionOptions & ConnectionOptions,
+    address,
+    namespace: loaded.namespace ?? 'default',
+    taskQueue: env.TILLER_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+  };
+}
+
+export function defaultModel(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TILLER_MODEL || DEFAULT_MODEL;
+}
+
+export async function connectClient(settings = temporalSettings()): Promise<Client> {
+  const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
+  return new Client({ connection, namespace: settings.namespace });
+}

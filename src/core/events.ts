@@ -1,0 +1,72 @@
+/**
+ * The events a turn emits. Every change to `TurnState` is one of these, folded by `foldEvent`
+ * (state.ts), so the state query, the event stream and hook observers all see the same facts.
+ */
+import type { RecordedDecision, Usage } from './schemas';
+
+interface Base {
+  /** Monotonic per turn, starting at 1. */
+  seq: number;
+  /** Workflow time (deterministic), ISO-8601. */
+  at: string;
+}
+
+export type TurnEventBody =
+  | { type: 'AGENT_STARTED'; agent: string; input: string; model: string; tools: string[] }
+  | {
+      type: 'MODEL_CALLED';
+      call: number;
+      usage: Omit<Usage, 'modelCalls'>;
+      durationMs: number;
+      toolCalls: { id: string; name: string }[];
+      finishReason?: string;
+    }
+  | {
+      type: 'APPROVAL_REQUESTED';
+      toolCallId: string;
+      tool: string;
+      args: unknown;
+      argsDigest: string;
+      expiresAt?: string;
+    }
+  | { type: 'TOOL_APPROVED'; toolCallId: string; tool: string; args: unknown; decision: RecordedDecision }
+  | {
+      type: 'TOOL_DENIED';
+      toolCallId: string;
+      tool: string;
+      args: unknown;
+      reason?: string;
+      result: string;
+      decision?: RecordedDecision;
+    }
+  | { type: 'APPROVAL_TIMED_OUT'; toolCallId: string; tool: string; result: string }
+  | { type: 'TRUST_GRANTED'; tool: string; scope: 'turn' | 'session'; approver?: string }
+  | { type: 'TOOL_STARTED'; toolCallId: string; tool: string; args: unknown }
+  | { type: 'TOOL_ENDED'; toolCallId: string; tool: string; durationMs: number; result: string }
+  | { type: 'TOOL_FAILED'; toolCallId: string; tool: string; args: unknown; durationMs?: number; error: string }
+  | { type: 'HOOK_FAILED'; hook: string; hookName?: string; toolCallId?: string; error: string }
+  | { type: 'DECISION_REJECTED'; via: 'update' | 'signal'; reason: string; id?: string; approver?: string }
+  | { type: 'TURN_COMPLETED'; output: string }
+  | { type: 'TURN_FAILED'; error: string }
+  | { type: 'TURN_CANCELLED'; reason?: string };
+
+export type TurnEvent = Base & TurnEventBody;
+export type TurnEventType = TurnEventBody['type'];
+
+export const EVENT_TYPES: readonly TurnEventType[] = [
+  'AGENT_STARTED',
+  'MODEL_CALLED',
+  'APPROVAL_REQUESTED',
+  'TOOL_APPROVED',
+  'TOOL_DENIED',
+  'APPROVAL_TIMED_OUT',
+  'TRUST_GRANTED',
+  'TOOL_STARTED',
+  'TOOL_ENDED',
+  'TOOL_FAILED',
+  'HOOK_FAILED',
+  'DECISION_REJECTED',
+  'TURN_COMPLETED',
+  'TURN_FAILED',
+  'TURN_CANCELLED',
+];

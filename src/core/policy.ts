@@ -1,0 +1,75 @@
+/**
+ * The approval gate (DESIGN.md §4, step 1) as a pure function, plus the texts the model sees when a
+ * call does not run. The workflow asks `approvalGate` what to do with each requested tool call.
+ */
+import type { AgentSpec, ApprovalOutcome, GateSpec } from './spec';
+import type { TrustGrant } from './schemas';
+
+export const DENIED_WITHOUT_REASON = 'Tool call denied by user.';
+
+export type GateVerdict =
+  | { kind: 'proceed'; via: 'policy' }
+  | { kind: 'proceed'; via: 'trust'; grant: TrustGrant }
+  | { kind: 'ask'; gate: GateSpec }
+  | { kind: 'hook' };
+
+export function findTrust(trust: readonly TrustGrant[], tool: string): TrustGrant | undefined {
+  return trust.find((t) => t.tool === tool);
+}
+
+export function isNeverTrust(spec: AgentSpec, tool: string): boolean {
+  return spec.gates[tool]?.neverTrust === true;
+}
+
+/**
+ * Decides what happens to one tool call before it runs:
+ * trusted (and trustable) → proceed; gated by the agent's policy → ask a human;
+ * otherwise the approval hook decides when the agent has one; otherwise proceed.
+ */
+export function approvalGate(spec: AgentSpec, tool: string, trust: readonly TrustGrant[]): GateVerdict {
+  const gate = spec.gates[tool];
+  const grant = gate?.neverTrust ? undefined : findTrust(trust, tool);
+  if (grant) return { kind: 'proceed', via: 'trust', grant };
+  if (gate) return { kind: 'ask', gate };
+  if (spec.hooks.approveTool) return { kind: 'hook' };
+  return { kind: 'proceed', via: 'policy' };
+}
+
+/** Combines several approval hooks' answers: any deny wins, then any ask, else proceed. */
+export function combineOutcomes(outcomes: readonly ApprovalOutcome[]): ApprovalOutcome {
+  return (
+    outcomes.find((o) => o.action === 'deny') ?? outcomes.find((o) => o.action === 'ask') ?? { action: 'proceed' }
+  );
+}
+
+/** Normalises what a user's approval hook may return. */
+export function toOutcome(value: unknown): ApprovalOutcome {
+  if (value === true || value === undefined) return { action: 'proceed' };
+  if (value === false) return { action: 'deny' };
+  if (value && typeof value === 'object' && 'action' in value) {
+    const v = value as { action: unknown; reason?: unknown };
+    if (v.action === 'proceed' || v.action === 'ask') return { action: v.action };
+    if (v.action === 'deny') return typeof v.reason === 'string' ? { action: 'deny', reason: v.reason } : { action: 'deny' };
+  }
+  throw new TypeError(`approval hook returned ${JSON.stringify(value)}; expected Proceed, Deny(reason?), Ask or a boolean`);
+}
+
+export const Proceed: ApprovalOutcome = { action: 'proceed' };
+export const Ask: ApprovalOutcome = { action: 'ask' };
+export function Deny(reason?: string): ApprovalOutcome {
+  return reason === undefined ? { action: 'deny' } : { action: 'deny', reason };
+}
+
+/** The tool result the model sees for a denied call. */
+export function deniedResult(reason?: string): string {
+  return reason && reason.trim() ? reason : DENIED_WITHOUT_REASON;
+}
+
+export function timedOutResult(tool: string, timeout: string | number | undefined): string {
+  const after = timeout === undefined ? '' : ` after ${typeof timeout === 'number' ? `${timeout} ms` : timeout}`;
+  return `The approval request for ${tool} expired${after} without a decision; the tool was not run.`;
+}
+
+export function unknownToolResult(tool: string, known: readonly string[]): string {
+  return `Error: unknown tool "${tool}". Available tools: ${known.join(', ') || '(none)'}.`;
+}

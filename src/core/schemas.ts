@@ -1,0 +1,125 @@
+/**
+ * The public wire contract (DESIGN.md §3) as zod schemas. Everything here is plain JSON so the
+ * `temporal` CLI, the Temporal UI and other SDKs can read and write it with the default converter.
+ * Pure: imported by workflow code, activities, the client and the CLI alike.
+ */
+import { z } from 'zod';
+
+export const WIRE_VERSION = 1;
+
+export const TrustScope = z.enum(['once', 'turn', 'session']);
+export type TrustScope = z.infer<typeof TrustScope>;
+
+export const TrustGrant = z.object({
+  tool: z.string().min(1),
+  scope: z.enum(['turn', 'session']),
+  approver: z.string().optional(),
+  at: z.string().optional(),
+});
+export type TrustGrant = z.infer<typeof TrustGrant>;
+
+export const TurnInput = z.object({
+  agent: z.string().min(1, 'agent is required'),
+  input: z.string(),
+  sessionId: z.string().optional(),
+  trust: z.array(TrustGrant).optional(),
+});
+export type TurnInput = z.infer<typeof TurnInput>;
+
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** A decision as sent by any client (update or signal `decide`). Unknown keys are rejected. */
+export const Decision = z.strictObject({
+  id: z.string().min(1, 'id (the tool call id from pendingApprovals) is required'),
+  approved: z.boolean({ error: 'approved must be true or false' }),
+  reason: z.string().max(2000).optional(),
+  scope: TrustScope.optional(),
+  approver: z.string().max(200).optional(),
+});
+export type Decision = z.infer<typeof Decision>;
+
+/** What the workflow records for a decision, and what the `decide` update returns. */
+export const RecordedDecision = z.object({
+  id: z.string(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  scope: TrustScope,
+  approver: z.string().optional(),
+  at: z.string(),
+  via: z.enum(['update', 'signal', 'trust', 'hook', 'policy']),
+});
+export type RecordedDecision = z.infer<typeof RecordedDecision>;
+
+export const ToolCallStatus = z.enum(['awaiting_approval', 'running', 'succeeded', 'failed', 'denied', 'timed_out']);
+export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** The arguments exactly as the model sent them, parsed when they are JSON (else the raw string). */
+  args: unknown;
+  status: ToolCallStatus;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  result?: string;
+  error?: string;
+  decision?: Omit<RecordedDecision, 'id'>;
+}
+
+export interface PendingApproval {
+  id: string;
+  tool: string;
+  args: unknown;
+  argsDigest: string;
+  requestedAt: string;
+  expiresAt?: string;
+}
+
+export const TurnStatus = z.enum(['running', 'awaiting_approval', 'completed', 'failed', 'cancelled']);
+export type TurnStatus = z.infer<typeof TurnStatus>;
+
+export interface TurnState {
+  version: number;
+  status: TurnStatus;
+  agent: string;
+  turnId: string;
+  sessionId?: string;
+  pendingApprovals: PendingApproval[];
+  toolCalls: ToolCallRecord[];
+  trust: TrustGrant[];
+  usage: Usage;
+  events: TurnEvent[];
+  /** Total events ever emitted; `events` keeps only the newest ones. */
+  eventCount: number;
+  output?: string;
+  error?: string;
+}
+
+export interface TurnResult {
+  output: string;
+  usage: Usage;
+  toolCalls: ToolCallRecord[];
+  status: 'completed' | 'failed' | 'cancelled';
+  trust: TrustGrant[];
+  error?: string;
+}
+
+// Event types are declared in events.ts; re-exported here for one import site.
+import type { TurnEvent } from './events';
+export type { TurnEvent };
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0 };
+}
+
+/** One readable line from a zod error, e.g. `approved: approved must be true or false`. */
+export function formatZodError(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}

@@ -1,0 +1,119 @@
+/**
+ * Plain-JSON shapes that cross from the worker (where agents, tools and hooks live as code) into
+ * workflow code and back. The workflow only ever sees these, recorded in history by the
+ * `startTurn` activity, so replay never depends on the worker's current configuration.
+ */
+
+import type { Duration } from '@temporalio/common';
+
+/** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
+export type DurationLike = Duration;
+
+export interface GateSpec {
+  /** How long a human has to decide; no timeout when absent. */
+  timeout?: DurationLike;
+  /** Trust grants (`scope: "turn" | "session"`) never apply to this tool. */
+  neverTrust?: boolean;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments, generated from the tool's zod schema. */
+  parameters: Record<string, unknown>;
+  /** Start-to-close timeout of one attempt of this tool's activity. */
+  timeout?: DurationLike;
+}
+
+export interface AgentSpec {
+  name: string;
+  instructions: string;
+  model: string;
+  tools: ToolSpec[];
+  /** Tools that need a human decision, by name. */
+  gates: Record<string, GateSpec>;
+  /** Which effectful hooks exist, so the workflow schedules only the activities it needs. */
+  hooks: { approveTool: boolean; onAgentStart: boolean; onToolStart: boolean; onToolEnd: boolean };
+  maxModelCalls: number;
+  stream: boolean;
+  /** Whether the Tiller search attributes are registered on this namespace. */
+  searchAttributes: boolean;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+
+export interface HookFailure {
+  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd';
+  hookName?: string;
+  error: string;
+}
+
+export interface StartTurnRequest {
+  agent: string;
+  input: string;
+  turnId: string;
+  sessionId?: string;
+}
+
+export interface StartTurnResponse {
+  spec: AgentSpec;
+  hookFailures: HookFailure[];
+}
+
+export interface ModelRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  stream: boolean;
+  turnId: string;
+  call: number;
+}
+
+export interface ModelResponse {
+  message: AssistantMessage;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Where the usage numbers came from: streamed chunks, the final response body, or nowhere. */
+  usageSource: 'stream' | 'response' | 'none';
+  finishReason?: string;
+  durationMs: number;
+}
+
+export interface ToolCallContext {
+  agent: string;
+  turnId: string;
+  workflowId: string;
+  toolCallId: string;
+  tool: string;
+  args: unknown;
+}
+
+export type ApprovalOutcome = { action: 'proceed' } | { action: 'deny'; reason?: string } | { action: 'ask' };
+
+export interface ApproveToolResponse {
+  outcome: ApprovalOutcome;
+  hookFailures: HookFailure[];
+}
+
+export interface RunToolRequest extends Omit<ToolCallContext, 'args'> {
+  /** The arguments exactly as the model sent them (a JSON string). */
+  rawArgs: string;
+}
+
+export interface RunToolResponse {
+  ok: boolean;
+  /** The text the model sees: the tool's result, or `Error: ...` when it failed. */
+  content: string;
+  error?: string;
+  durationMs: number;
+  hookFailures: HookFailure[];
+}

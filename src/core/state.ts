@@ -1,0 +1,163 @@
+/**
+ * The turn state reducer: `emit` appends an event to the bounded ring and folds it into the state.
+ * Pure and deterministic (runs inside the workflow sandbox); mutates the state object in place
+ * because a turn's state is owned by exactly one workflow and copying it per event would be O(n²).
+ */
+import type { TurnEvent, TurnEventBody } from './events';
+import { emptyUsage, type ToolCallRecord, type TrustGrant, type TurnState, WIRE_VERSION } from './schemas';
+
+export const DEFAULT_MAX_EVENTS = 500;
+
+export function createTurnState(init: {
+  turnId: string;
+  agent: string;
+  sessionId?: string;
+  trust?: TrustGrant[];
+}): TurnState {
+  return {
+    version: WIRE_VERSION,
+    status: 'running',
+    agent: init.agent,
+    turnId: init.turnId,
+    ...(init.sessionId !== undefined && { sessionId: init.sessionId }),
+    pendingApprovals: [],
+    toolCalls: [],
+    trust: [...(init.trust ?? [])],
+    usage: emptyUsage(),
+    events: [],
+    eventCount: 0,
+  };
+}
+
+/** Appends `body` as the next event (seq, at) and folds it into `state`. Returns the event. */
+export function emit(state: TurnState, body: TurnEventBody, at: string, maxEvents = DEFAULT_MAX_EVENTS): TurnEvent {
+  const event = { ...body, seq: state.eventCount + 1, at } as TurnEvent;
+  state.eventCount = event.seq;
+  state.events.push(event);
+  if (state.events.length > maxEvents) state.events.splice(0, state.events.length - maxEvents);
+  foldEvent(state, event);
+  return event;
+}
+
+function toolCall(state: TurnState, id: string, name: string, args: unknown): ToolCallRecord {
+  let record = state.toolCalls.find((c) => c.id === id);
+  if (!record) {
+    record = { id, name, args, status: 'running' };
+    state.toolCalls.push(record);
+  }
+  return record;
+}
+
+function dropPending(state: TurnState, id: string): void {
+  state.pendingApprovals = state.pendingApprovals.filter((p) => p.id !== id);
+}
+
+/** Folds one event into the state. Exported for observers and tests; `emit` is the usual entry. */
+export function foldEvent(state: TurnState, event: TurnEvent): void {
+  switch (event.type) {
+    case 'AGENT_STARTED':
+      state.status = 'running';
+      break;
+    case 'MODEL_CALLED':
+      state.usage.inputTokens += event.usage.inputTokens;
+      state.usage.outputTokens += event.usage.outputTokens;
+      state.usage.totalTokens += event.usage.totalTokens;
+      state.usage.modelCalls += 1;
+      break;
+    case 'APPROVAL_REQUESTED': {
+      const call = toolCall(state, event.toolCallId, event.tool, event.args);
+      call.status = 'awaiting_approval';
+      state.pendingApprovals.push({
+        id: event.toolCallId,
+        tool: event.tool,
+        args: event.args,
+        argsDigest: event.argsDigest,
+        requestedAt: event.at,
+        ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
+      });
+      break;
+    }
+    case 'TOOL_APPROVED': {
+      const { id: _id, ...decision } = event.decision;
+      toolCall(state, event.toolCallId, event.tool, event.args).decision = decision;
+      dropPending(state, event.toolCallId);
+      break;
+    }
+    case 'TOOL_DENIED': {
+      const call = toolCall(state, event.toolCallId, event.tool, event.args);
+      call.status = 'denied';
+      call.result = event.result;
+      call.endedAt = event.at;
+      if (event.decision) {
+        const { id: _id, ...decision } = event.decision;
+        call.decision = decision;
+      }
+      dropPending(state, event.toolCallId);
+      break;
+    }
+    case 'APPROVAL_TIMED_OUT': {
+      const call = toolCall(state, event.toolCallId, event.tool, undefined);
+      call.status = 'timed_out';
+      call.result = event.result;
+      call.endedAt = event.at;
+      dropPending(state, event.toolCallId);
+      break;
+    }
+    case 'TRUST_GRANTED':
+      if (!state.trust.some((t) => t.tool === event.tool && t.scope === event.scope)) {
+        state.trust.push({
+          tool: event.tool,
+          scope: event.scope,
+          ...(event.approver !== undefined && { approver: event.approver }),
+          at: event.at,
+        });
+      }
+      break;
+    case 'TOOL_STARTED': {
+      const call = toolCall(state, event.toolCallId, event.tool, event.args);
+      call.status = 'running';
+      call.startedAt = event.at;
+      break;
+    }
+    case 'TOOL_ENDED': {
+      const call = toolCall(state, event.toolCallId, event.tool, undefined);
+      call.status = 'succeeded';
+      call.endedAt = event.at;
+      call.durationMs = event.durationMs;
+      call.result = event.result;
+      break;
+    }
+    case 'TOOL_FAILED': {
+      const call = toolCall(state, event.toolCallId, event.tool, event.args);
+      call.status = 'failed';
+      call.endedAt = event.at;
+      if (event.durationMs !== undefined) call.durationMs = event.durationMs;
+      call.error = event.error;
+      break;
+    }
+    case 'HOOK_FAILED':
+    case 'DECISION_REJECTED':
+      break;
+    case 'TURN_COMPLETED':
+      state.status = 'completed';
+      state.output = event.output;
+      return;
+    case 'TURN_FAILED':
+      state.status = 'failed';
+      state.error = event.error;
+      state.pendingApprovals = [];
+      return;
+    case 'TURN_CANCELLED':
+      state.status = 'cancelled';
+      state.pendingApprovals = [];
+      return;
+  }
+  if (state.status === 'running' || state.status === 'awaiting_approval') {
+    state.status = state.pendingApprovals.length > 0 ? 'awaiting_approval' : 'running';
+  }
+}
+
+/** Events with `seq` greater than `afterSeq` (for followers that poll the state). */
+export function eventsSince(state: TurnState, afterSeq: number): TurnEvent[] {
+  return state.events.filter((e) => e.seq > afterSeq);
+}

@@ -1,0 +1,37 @@
+/** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
+import { status as grpcStatus } from '@grpc/grpc-js';
+import type { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+
+const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+export type SearchAttributeSetup =
+  | { ok: true; added: string[] }
+  | { ok: false; missing: string[]; reason: string };
+
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<SearchAttributeSetup> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !known.has(name));
+  if (missing.length === 0) return { ok: true, added: [] };
+  try {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(
+        missing.map((name) => [name, TYPES[SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES]]!]),
+      ),
+    });
+    return { ok: true, added: missing };
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    const reason =
+      code === grpcStatus.PERMISSION_DENIED || code === grpcStatus.UNIMPLEMENTED
+        ? 'this server does not let this client register search attributes (on Temporal Cloud add them in the namespace settings or with tcld)'
+        : (err as Error).message;
+    return { ok: false, missing, reason };
+  }
+}

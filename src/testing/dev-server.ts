@@ -1,0 +1,122 @@
+/**
+ * Starts a real local Temporal dev server (`temporal server start-dev`) with Tiller's search
+ * attributes registered, and waits until it answers. Used by `tiller dev`, the test suite and the
+ * benchmarks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+
+export interface DevServer {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  /** Path to the `temporal` CLI (see scripts/ensure-temporal.js). */
+  cli: string;
+  ip?: string;
+  port?: number;
+  /** Start the web UI on this port (default: no UI). */
+  uiPort?: number;
+  /** Persist to this SQLite file instead of memory. */
+  dbFilename?: string;
+  namespace?: string;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Extra `start-dev` arguments. */
+  extraArgs?: string[];
+  /** Forward the server's output (default: keep only the last lines for error messages). */
+  inheritOutput?: boolean;
+}
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when a Temporal frontend answers at `address` within `timeoutMs`. */
+export async function isTemporalReachable(address: string, timeoutMs = 2_000): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+    try {
+      await connection.workflowService.getSystemInfo({});
+      return true;
+    } finally {
+      await connection.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const port = opts.port ?? (await freePort(ip));
+  const namespace = opts.namespace ?? 'default';
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    opts.logLevel ?? 'error',
+    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+    ...(opts.uiPort !== undefined ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
+    ...(opts.dbFilename ? ['--db-filename', opts.dbFilename] : []),
+    ...(opts.extraArgs ?? []),
+  ];
+  const child = spawn(opts.cli, args, { stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null = null;
+  child.on('exit', (code) => {
+    exited = code ?? -1;
+  });
+
+  const address = `${ip}:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`temporal server start-dev exited with ${exited}:\n${tail}`);
+    if (await isTemporalReachable(address, 1_000)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`temporal dev server did not answer at ${address} within 90 s:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const stop = async () => {
+    if (exited !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(timer);
+  };
+  return {
+    address,
+    namespace,
+    ...(opts.uiPort !== undefined && { uiUrl: `http://${ip}:${opts.uiPort}` }),
+    process: child,
+    stop,
+  };
+}

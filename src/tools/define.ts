@@ -1,0 +1,49 @@
+/** `defineTool`: a tool is a name, a description, a zod schema for its arguments and an `execute`. */
+import { z } from 'zod';
+import type { DurationLike } from '../core/spec';
+
+export interface ToolContext {
+  /** `workflowId:toolCallId` — the same on every retry of this call; use it to make side effects happen once. */
+  idempotencyKey: string;
+  toolCallId: string;
+  turnId: string;
+  workflowId: string;
+  agent: string;
+  /** Aborted when the activity is cancelled (turn cancelled, timed out, worker shutting down). */
+  signal: AbortSignal;
+  /** Records progress; long tools should call it so a dead worker is noticed by heartbeat timeout. */
+  heartbeat(details?: unknown): void;
+}
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+  /** Start-to-close timeout of one attempt (default 10 minutes). */
+  timeout?: DurationLike;
+}
+
+/** Declares a tool; the identity function that gives `execute` typed arguments from the schema. */
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(def.name)) {
+    throw new Error(`tool name "${def.name}" must be 1-64 characters of letters, digits, _ or - (the OpenAI limit)`);
+  }
+  return def;
+}
+
+/** The JSON Schema the model sees for a tool's arguments. */
+export function toolParameters(tool: ToolDefinition): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return schema;
+}
+
+/** Tool results reach the model as text. */
+export function resultToText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '';
+  return JSON.stringify(value);
+}

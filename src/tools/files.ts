@@ -1,0 +1,57 @@
+/**
+ * The demo tools: real file operations confined to a workspace folder (`TILLER_WORKSPACE`,
+ * default `./workspace`). Paths that resolve outside it — `..`, absolute paths, symlinks — are refused.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from './define';
+
+export function workspaceRoot(): string {
+  return path.resolve(process.env.TILLER_WORKSPACE ?? 'workspace');
+}
+
+/** Resolves `relative` inside `root`, following symlinks, or throws. */
+export async function confine(root: string, relative: string): Promise<string> {
+  const realRoot = await fs.realpath(root).catch(() => path.resolve(root));
+  const target = path.resolve(realRoot, relative);
+  let real = target;
+  try {
+    real = await fs.realpath(target);
+  } catch {
+    // a path that does not exist yet is checked lexically
+  }
+  const inside = (p: string) => p === realRoot || p.startsWith(realRoot + path.sep);
+  if (path.isAbsolute(relative) || !inside(target) || !inside(real)) {
+    throw new Error(`path "${relative}" is outside the workspace`);
+  }
+  return real;
+}
+
+const PathArgs = z.object({ path: z.string().min(1).describe('Path of the file, relative to the workspace') });
+
+export function fileTools(root: () => string = workspaceRoot) {
+  const readFile = defineTool({
+    name: 'read_file',
+    description: 'Read a text file from the workspace.',
+    input: PathArgs,
+    async execute({ path: p }) {
+      const file = await confine(root(), p);
+      const text = await fs.readFile(file, 'utf8');
+      return text.length > 100_000 ? `${text.slice(0, 100_000)}\n[truncated: ${text.length} characters in all]` : text;
+    },
+  });
+  const deleteFile = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file from the workspace. Needs human approval.',
+    input: PathArgs,
+    async execute({ path: p }) {
+      const file = await confine(root(), p);
+      const stat = await fs.stat(file);
+      if (!stat.isFile()) throw new Error(`${p} is not a file`);
+      await fs.unlink(file);
+      return `Deleted ${p} (${stat.size} bytes).`;
+    },
+  });
+  return { readFile, deleteFile };
+}

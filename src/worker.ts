@@ -1,0 +1,72 @@
+/**
+ * `createWorker`: one place where a user plugs in agents, tools and hooks. Bundles the workflows (or
+ * takes a prebuilt bundle), builds the activities from their dependencies and returns a Worker on
+ * the Tiller task queue.
+ */
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { createActivities } from './activities';
+import { openAIFromEnv } from './activities/model';
+import type { AgentDefinition } from './agents/define';
+import { assistant } from './agents/assistant';
+import type { TillerHooks } from './agents/hooks';
+import { defaultModel, temporalSettings } from './config';
+import type { ToolDefinition } from './tools/define';
+import { fileTools } from './tools/files';
+
+export interface CreateWorkerOptions {
+  /** Defaults to a connection from the Temporal env config (`TEMPORAL_ADDRESS`, profiles, …). */
+  connection?: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  /** Defaults to the demo agent `assistant`. */
+  agents?: AgentDefinition[];
+  /** Defaults to the demo tools `read_file` and `delete_file`. */
+  tools?: ToolDefinition<any>[];
+  /** Hooks applied to every agent, after the agent's own. */
+  hooks?: TillerHooks[];
+  /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
+  openai?: OpenAI;
+  /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
+  model?: string;
+  /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
+  searchAttributes?: boolean;
+  /** A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Any other Temporal worker option (cache size, concurrency, sticky timeout, …). */
+  worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
+}
+
+export const workflowsPath = require.resolve('./workflows');
+
+export function defaultTools(): ToolDefinition<any>[] {
+  const { readFile, deleteFile } = fileTools();
+  return [readFile, deleteFile];
+}
+
+export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Worker> {
+  const settings = temporalSettings();
+  const agents = opts.agents ?? [assistant];
+  const tools = opts.tools ?? defaultTools();
+  const toolNames = new Set(tools.map((t) => t.name));
+  for (const agent of agents) {
+    const missing = agent.tools.filter((t) => !toolNames.has(t));
+    if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
+  }
+  const activities = createActivities({
+    agents,
+    tools,
+    hooks: opts.hooks ?? [],
+    openai: opts.openai ?? openAIFromEnv(),
+    defaultModel: opts.model ?? defaultModel(),
+    searchAttributes: opts.searchAttributes ?? true,
+  });
+  return Worker.create({
+    connection: opts.connection ?? (await NativeConnection.connect(settings.connectionOptions)),
+    namespace: opts.namespace ?? settings.namespace,
+    taskQueue: opts.taskQueue ?? settings.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    activities,
+    ...opts.worker,
+  });
+}

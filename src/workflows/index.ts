@@ -1,0 +1,2 @@
+/** What the worker bundles: every workflow type Tiller registers. */
+export { agentTurn } from './turn';

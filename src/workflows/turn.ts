@@ -1,0 +1,394 @@
+/**
+ * `agentTurn`: one agent turn as a durable workflow. Model call → tool calls → model call … until the
+ * model answers without tool calls. Every effect is an activity; every change of state is an event
+ * folded by the pure reducer, so the `state` query is rebuilt exactly by replay after any restart.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+  allHandlersFinished,
+  log,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import { msToNumber } from '@temporalio/common/lib/time';
+import type { TillerActivities } from '../activities';
+import { argsDigest } from '../core/digest';
+import type { TurnEventBody } from '../core/events';
+import { approvalGate, deniedResult, timedOutResult, unknownToolResult } from '../core/policy';
+import { formatZodError, TurnInput, type RecordedDecision, type TurnResult, type TurnState } from '../core/schemas';
+import type { AgentSpec, ChatMessage, GateSpec, HookFailure, RunToolResponse } from '../core/spec';
+import { createTurnState, emit } from '../core/state';
+import { ApprovalDesk, DecisionRejected, describePayload } from './approvals';
+import { decideSignal, decideUpdate, DECIDE_DESCRIPTION, stateQuery, STATE_DESCRIPTION } from './messages';
+import { Visibility } from './visibility';
+
+const MODEL_ERRORS_NOT_RETRIED = ['ModelBadRequest', 'ModelAuthError', 'ModelNotFound', 'ModelUnprocessable'];
+
+const modelOptions: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: MODEL_ERRORS_NOT_RETRIED,
+  },
+};
+const hookOptions: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+};
+// A tool that throws is folded into its result inside the activity, so retries here only cover a
+// worker that died or timed out mid-call; tools get the idempotency key for exactly that case.
+const toolOptions: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+};
+
+const acts = proxyActivities<TillerActivities>(modelOptions);
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+    return `${err.cause.type ?? 'Error'}: ${err.cause.message}`;
+  }
+  if (err instanceof ActivityFailure) return `${err.message}${err.cause ? `: ${err.cause.message}` : ''}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+class TurnFailed extends Error {}
+
+export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
+  const parsed = TurnInput.safeParse(rawInput);
+  if (!parsed.success) {
+    throw ApplicationFailure.create({
+      type: 'InvalidTurnInput',
+      message: `invalid agentTurn input: ${formatZodError(parsed.error)}`,
+      nonRetryable: true,
+    });
+  }
+  const input = parsed.data;
+  const { workflowId } = workflowInfo();
+  const state = createTurnState({
+    turnId: workflowId,
+    agent: input.agent,
+    ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+    ...(input.trust !== undefined && { trust: input.trust }),
+  });
+  const desk = new ApprovalDesk(state);
+  let visibility: Visibility | undefined;
+  const record = (body: TurnEventBody) => {
+    emit(state, body, now());
+    visibility?.sync();
+  };
+  const recordHookFailures = (failures: HookFailure[], toolCallId?: string) => {
+    for (const f of failures) {
+      log.warn('hook failed', { hook: f.hook, hookName: f.hookName, error: f.error, toolCallId });
+      record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
+    }
+  };
+
+  setHandler(stateQuery, () => state, { description: STATE_DESCRIPTION });
+  setHandler(decideUpdate, (decision) => applyDecision(decision, 'update'), {
+    validator: (decision) => {
+      desk.check(decision);
+    },
+    description: DECIDE_DESCRIPTION,
+  });
+  setHandler(
+    decideSignal,
+    (raw) => {
+      try {
+        applyDecision(desk.check(raw), 'signal');
+      } catch (err) {
+        if (!(err instanceof DecisionRejected)) throw err;
+        record({ type: 'DECISION_REJECTED', via: 'signal', reason: err.message, ...describePayload(raw) });
+      }
+    },
+    { description: DECIDE_DESCRIPTION },
+  );
+
+  function applyDecision(decision: Parameters<ApprovalDesk['check']>[0], via: 'update' | 'signal'): RecordedDecision {
+    const checked = desk.check(decision);
+    const recorded = desk.record(checked, via, now());
+    const pending = state.pendingApprovals.find((p) => p.id === checked.id);
+    const tool = pending?.tool ?? '';
+    const args = pending?.args;
+    if (recorded.approved) {
+      record({ type: 'TOOL_APPROVED', toolCallId: checked.id, tool, args, decision: recorded });
+      if (recorded.scope === 'turn' || recorded.scope === 'session') {
+        record({
+          type: 'TRUST_GRANTED',
+          tool,
+          scope: recorded.scope,
+          ...(recorded.approver !== undefined && { approver: recorded.approver }),
+        });
+      }
+    } else {
+      record({
+        type: 'TOOL_DENIED',
+        toolCallId: checked.id,
+        tool,
+        args,
+        result: deniedResult(recorded.reason),
+        decision: recorded,
+        ...(recorded.reason !== undefined && { reason: recorded.reason }),
+      });
+    }
+    return recorded;
+  }
+
+  function fail(message: string): never {
+    throw new TurnFailed(message);
+  }
+
+  async function askHuman(id: string, tool: string, args: unknown, gate: GateSpec): Promise<string | undefined> {
+    const waiter = desk.open(id, tool, gate);
+    const timeoutMs = gate.timeout === undefined ? undefined : msToNumber(gate.timeout);
+    record({
+      type: 'APPROVAL_REQUESTED',
+      toolCallId: id,
+      tool,
+      args,
+      argsDigest: argsDigest(tool, args),
+      ...(timeoutMs !== undefined && { expiresAt: new Date(Date.now() + timeoutMs).toISOString() }),
+    });
+    const decided =
+      timeoutMs === undefined
+        ? (await condition(() => waiter.decision !== undefined), true)
+        : await condition(() => waiter.decision !== undefined, timeoutMs);
+    desk.close(id);
+    if (!decided) {
+      const result = timedOutResult(tool, gate.timeout);
+      record({ type: 'APPROVAL_TIMED_OUT', toolCallId: id, tool, result });
+      return result;
+    }
+    return waiter.decision?.approved ? undefined : deniedResult(waiter.decision?.reason);
+  }
+
+  /** Runs one requested tool call through approve → start → run → end; returns what the model sees. */
+  async function processToolCall(spec: AgentSpec, id: string, tool: string, rawArgs: string): Promise<string> {
+    const parsedArgs = parseArgs(rawArgs);
+    const args = parsedArgs.ok ? parsedArgs.value : rawArgs;
+    const known = spec.tools.map((t) => t.name);
+    if (!known.includes(tool)) {
+      const error = unknownToolResult(tool, known);
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
+      return error;
+    }
+    if (!parsedArgs.ok) {
+      const error = `Error: the arguments for ${tool} are not valid JSON (${parsedArgs.error}). Send a JSON object.`;
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
+      return error;
+    }
+
+    const verdict = approvalGate(spec, tool, state.trust);
+    if (verdict.kind === 'proceed' && verdict.via === 'trust') {
+      const decision: RecordedDecision = {
+        id,
+        approved: true,
+        scope: verdict.grant.scope,
+        at: now(),
+        via: 'trust',
+        ...(verdict.grant.approver !== undefined && { approver: verdict.grant.approver }),
+      };
+      record({ type: 'TOOL_APPROVED', toolCallId: id, tool, args, decision });
+    } else if (verdict.kind === 'ask') {
+      const refusal = await askHuman(id, tool, args, verdict.gate);
+      if (refusal !== undefined) return refusal;
+    } else if (verdict.kind === 'hook') {
+      const refusal = await consultApprovalHook(spec, id, tool, args);
+      if (refusal !== undefined) return refusal;
+    }
+
+    record({ type: 'TOOL_STARTED', toolCallId: id, tool, args });
+    const toolSpec = spec.tools.find((t) => t.name === tool);
+    let outcome: RunToolResponse;
+    try {
+      outcome = await acts.runTool.executeWithOptions(
+        {
+          ...toolOptions,
+          ...(toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout }),
+          summary: `tool ${tool}`,
+        },
+        [{ agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, rawArgs }],
+      );
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const error = `Error: ${tool} did not complete: ${describeFailure(err)}`;
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
+      return error;
+    }
+    recordHookFailures(outcome.hookFailures, id);
+    if (outcome.ok) {
+      record({ type: 'TOOL_ENDED', toolCallId: id, tool, durationMs: outcome.durationMs, result: outcome.content });
+    } else {
+      record({
+        type: 'TOOL_FAILED',
+        toolCallId: id,
+        tool,
+        args,
+        durationMs: outcome.durationMs,
+        error: outcome.error ?? outcome.content,
+      });
+    }
+    return outcome.content;
+  }
+
+  /** The agent's approval hook decides; a hook that throws (or never answers) denies: fail closed. */
+  async function consultApprovalHook(spec: AgentSpec, id: string, tool: string, args: unknown) {
+    let outcome;
+    try {
+      const response = await acts.approveTool.executeWithOptions({ ...hookOptions, summary: `approve ${tool}` }, [
+        { agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, args },
+      ]);
+      recordHookFailures(response.hookFailures, id);
+      outcome = response.outcome;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      recordHookFailures([{ hook: 'approveTool', error: describeFailure(err) }], id);
+      outcome = { action: 'deny' } as const;
+    }
+    if (outcome.action === 'proceed') {
+      const decision: RecordedDecision = { id, approved: true, scope: 'once', at: now(), via: 'hook' };
+      record({ type: 'TOOL_APPROVED', toolCallId: id, tool, args, decision });
+      return undefined;
+    }
+    if (outcome.action === 'ask') return askHuman(id, tool, args, spec.gates[tool] ?? {});
+    const decision: RecordedDecision = {
+      id,
+      approved: false,
+      scope: 'once',
+      at: now(),
+      via: 'hook',
+      ...(outcome.reason !== undefined && { reason: outcome.reason }),
+    };
+    const result = deniedResult(outcome.reason);
+    record({
+      type: 'TOOL_DENIED',
+      toolCallId: id,
+      tool,
+      args,
+      result,
+      decision,
+      ...(outcome.reason !== undefined && { reason: outcome.reason }),
+    });
+    return result;
+  }
+
+  async function runLoop(): Promise<string> {
+    let started;
+    try {
+      started = await acts.startTurn.executeWithOptions(
+        { ...hookOptions, summary: `start ${input.agent}`, retry: { ...hookOptions.retry, nonRetryableErrorTypes: ['UnknownAgent'] } },
+        [
+          {
+            agent: input.agent,
+            input: input.input,
+            turnId: state.turnId,
+            ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+          },
+        ],
+      );
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      fail(`could not start agent ${input.agent}: ${describeFailure(err)}`);
+    }
+    const { spec } = started;
+    visibility = new Visibility(state, spec.searchAttributes);
+    record({
+      type: 'AGENT_STARTED',
+      agent: spec.name,
+      input: input.input,
+      model: spec.model,
+      tools: spec.tools.map((t) => t.name),
+    });
+    recordHookFailures(started.hookFailures);
+
+    const messages: ChatMessage[] = [
+      ...(spec.instructions ? [{ role: 'system' as const, content: spec.instructions }] : []),
+      { role: 'user', content: input.input },
+    ];
+    for (let call = 1; ; call++) {
+      let response;
+      try {
+        response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
+          { model: spec.model, messages, tools: spec.tools, stream: spec.stream, turnId: state.turnId, call },
+        ]);
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        fail(`model call ${call} failed: ${describeFailure(err)}`);
+      }
+      const toolCalls = response.message.tool_calls ?? [];
+      record({
+        type: 'MODEL_CALLED',
+        call,
+        usage: response.usage,
+        durationMs: response.durationMs,
+        toolCalls: toolCalls.map((t) => ({ id: t.id, name: t.function.name })),
+        ...(response.finishReason !== undefined && { finishReason: response.finishReason }),
+      });
+      messages.push(response.message);
+      if (toolCalls.length === 0) return response.message.content ?? '';
+      if (call >= spec.maxModelCalls) {
+        fail(
+          `maxModelCalls (${spec.maxModelCalls}) reached: the model still asked for tools (${toolCalls.map((t) => t.function.name).join(', ')}) after ${call} calls`,
+        );
+      }
+      // Calls from one response run concurrently; their results go back in the model's order.
+      const results = await Promise.all(
+        toolCalls.map((t) => processToolCall(spec, t.id, t.function.name, t.function.arguments)),
+      );
+      toolCalls.forEach((t, i) => messages.push({ role: 'tool', tool_call_id: t.id, content: results[i] ?? '' }));
+    }
+  }
+
+  const result = (status: TurnResult['status']): TurnResult => ({
+    output: state.output ?? '',
+    usage: state.usage,
+    toolCalls: state.toolCalls,
+    status,
+    trust: state.trust,
+    ...(state.error !== undefined && { error: state.error }),
+  });
+
+  try {
+    const output = await runLoop();
+    record({ type: 'TURN_COMPLETED', output });
+    await condition(allHandlersFinished);
+    return result('completed');
+  } catch (err) {
+    if (isCancellation(err)) {
+      record({ type: 'TURN_CANCELLED' });
+      throw err;
+    }
+    if (!(err instanceof TurnFailed)) throw err;
+    record({ type: 'TURN_FAILED', error: err.message });
+    await condition(allHandlersFinished);
+    throw ApplicationFailure.create({
+      type: 'TurnFailed',
+      message: err.message,
+      nonRetryable: true,
+      details: [result('failed')],
+    });
+  }
+}
+
+export type { TurnState };

@@ -1,0 +1,54 @@
+/**
+ * What the Temporal UI shows about a turn: search attributes (to filter waiting turns) and the
+ * current-details markdown (what waits, and the exact commands to decide it). Upserts only on change,
+ * so visibility costs one history event per status change, not per event.
+ */
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { TurnState } from '../core/schemas';
+import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus } from './search-attributes';
+
+export class Visibility {
+  private last = '';
+
+  constructor(
+    private readonly state: TurnState,
+    private readonly useSearchAttributes: boolean,
+  ) {}
+
+  sync(): void {
+    const pendingTools = [...new Set(this.state.pendingApprovals.map((p) => p.tool))].sort();
+    const key = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}`;
+    if (key === this.last) return;
+    this.last = key;
+    if (this.useSearchAttributes) {
+      upsertSearchAttributes([
+        { key: TillerStatus, value: this.state.status },
+        { key: TillerAgent, value: this.state.agent },
+        { key: TillerPendingTools, value: pendingTools },
+        ...(this.state.sessionId ? [{ key: TillerSession, value: this.state.sessionId }] : []),
+      ]);
+    }
+    setCurrentDetails(renderDetails(this.state));
+  }
+}
+
+export function renderDetails(state: TurnState): string {
+  const workflowId = workflowInfo().workflowId;
+  const lines = [`**${state.agent}** · ${state.status} · ${state.usage.modelCalls} model calls`];
+  for (const p of state.pendingApprovals) {
+    const decide = (approved: boolean) =>
+      `temporal workflow update execute --workflow-id ${workflowId} --name decide --input '${JSON.stringify({ id: p.id, approved })}'`;
+    lines.push(
+      '',
+      `### Waiting for approval: \`${p.tool}\``,
+      `- call id: \`${p.id}\``,
+      `- arguments: \`${JSON.stringify(p.args)}\``,
+      `- requested: ${p.requestedAt}${p.expiresAt ? ` · expires: ${p.expiresAt}` : ' · no deadline'}`,
+      `- approve: \`tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
+      `- deny: \`tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
+    );
+  }
+  if (state.output !== undefined) lines.push('', state.output.slice(0, 500));
+  if (state.error !== undefined) lines.push('', `**Failed:** ${state.error}`);
+  return lines.join('\n');
+}

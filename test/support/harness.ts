@@ -1,0 +1,123 @@
+/**
+ * Per-file test harness: connections to the run's dev server, a scripted model on loopback, a temp
+ * workspace, and workers built with `createWorker` exactly as users build theirs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { TillerClient } from '../../src/client';
+import type { TurnState } from '../../src/core/schemas';
+import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../../src/testing/scripted-model';
+import { createWorker, type CreateWorkerOptions } from '../../src/worker';
+import { fileTools } from '../../src/tools/files';
+
+let runtimeInstalled = false;
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // already installed in this process
+  }
+}
+
+export interface Harness {
+  address: string;
+  taskQueue: string;
+  model: ScriptedModel;
+  workspace: string;
+  native: NativeConnection;
+  client: Client;
+  tiller: TillerClient;
+  /** Builds a worker on this file's task queue, with the scripted model and the workspace file tools. */
+  worker(opts?: Partial<CreateWorkerOptions>): Promise<Worker>;
+  /** Runs `fn` while a worker polls; shuts the worker down afterwards. */
+  withWorker<T>(fn: () => Promise<T>, opts?: Partial<CreateWorkerOptions>): Promise<T>;
+  turnId(label: string): string;
+  close(): Promise<void>;
+}
+
+export function bundle(): { codePath: string } {
+  const codePath = process.env.TILLER_TEST_BUNDLE;
+  if (!codePath) throw new Error('TILLER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
+  return { codePath };
+}
+
+export async function createHarness(modelOpts: ScriptedModelOptions = {}): Promise<Harness> {
+  quietRuntime();
+  const address = process.env.TILLER_TEST_TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TILLER_TEST_TEMPORAL_ADDRESS is not set: run through jest (global setup starts the server)');
+  const taskQueue = `test-${randomUUID()}`;
+  const model = await startScriptedModel(modelOpts);
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-ws-'));
+  const native = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const tiller = new TillerClient(client, taskQueue);
+  const openai = new OpenAI({ baseURL: model.url, apiKey: 'test', maxRetries: 0 });
+
+  const worker = (opts: Partial<CreateWorkerOptions> = {}) => {
+    const { readFile, deleteFile } = fileTools(() => workspace);
+    return createWorker({
+      connection: native,
+      taskQueue,
+      openai,
+      model: 'scripted',
+      tools: [readFile, deleteFile],
+      workflowBundle: bundle(),
+      ...opts,
+    });
+  };
+  return {
+    address,
+    taskQueue,
+    model,
+    workspace,
+    native,
+    client,
+    tiller,
+    worker,
+    async withWorker(fn, opts) {
+      const w = await worker(opts);
+      return w.runUntil(fn);
+    },
+    turnId: (label) => `${label}-${randomUUID().slice(0, 8)}`,
+    async close() {
+      await model.close();
+      await connection.close();
+      await native.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls the `state` query until `predicate` holds (the turn's own observable state, not a sleep). */
+export async function waitForState(
+  tiller: TillerClient,
+  turnId: string,
+  predicate: (s: TurnState) => boolean,
+  timeoutMs = 30_000,
+): Promise<TurnState> {
+  const deadline = Date.now() + timeoutMs;
+  let last: TurnState | undefined;
+  for (;;) {
+    try {
+      last = await tiller.state(turnId);
+      if (predicate(last)) return last;
+    } catch (err) {
+      // The first workflow task may not have run yet.
+      if (Date.now() > deadline) throw err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`state of ${turnId} did not reach the expected condition; last: ${JSON.stringify(last)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const awaitingApproval = (s: TurnState) => s.status === 'awaiting_approval';
