@@ -1,5 +1,5 @@
 /** Two projects: `unit` needs nothing; `integration` and `e2e` share one real Temporal dev server per run. */
-const ts = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] };
+const ts = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 const common = { testEnvironment: 'node', transform: ts, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {

@@ -18,7 +18,8 @@ export type TurnEventBody =
       call: number;
       usage: Omit<Usage, 'modelCalls'>;
       durationMs: number;
-      toolCalls: { id: string; name: string }[];
+      /** The calls the model asked for, in its order; each gets a `toolCalls` record right away. */
+      toolCalls: { id: string; name: string; args: unknown }[];
       finishReason?: string;
     }
   | {

@@ -63,6 +63,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       state.usage.outputTokens += event.usage.outputTokens;
       state.usage.totalTokens += event.usage.totalTokens;
       state.usage.modelCalls += 1;
+      for (const call of event.toolCalls) toolCall(state, call.id, call.name, call.args);
       break;
     case 'APPROVAL_REQUESTED': {
       const call = toolCall(state, event.toolCallId, event.tool, event.args);

@@ -73,6 +73,12 @@ function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
+/** Arguments as recorded in state: parsed JSON when they parse, else the raw string the model sent. */
+function argsForDisplay(raw: string): unknown {
+  const parsed = parseArgs(raw);
+  return parsed.ok ? parsed.value : raw;
+}
+
 class TurnFailed extends Error {}
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -186,7 +192,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   /** Runs one requested tool call through approve → start → run → end; returns what the model sees. */
   async function processToolCall(spec: AgentSpec, id: string, tool: string, rawArgs: string): Promise<string> {
     const parsedArgs = parseArgs(rawArgs);
-    const args = parsedArgs.ok ? parsedArgs.value : rawArgs;
+    const args = argsForDisplay(rawArgs);
     const known = spec.tools.map((t) => t.name);
     if (!known.includes(tool)) {
       const error = unknownToolResult(tool, known);
@@ -342,7 +348,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         call,
         usage: response.usage,
         durationMs: response.durationMs,
-        toolCalls: toolCalls.map((t) => ({ id: t.id, name: t.function.name })),
+        toolCalls: toolCalls.map((t) => ({ id: t.id, name: t.function.name, args: argsForDisplay(t.function.arguments) })),
         ...(response.finishReason !== undefined && { finishReason: response.finishReason }),
       });
       messages.push(response.message);
