@@ -1,8 +1,11 @@
 /** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
-import { status as grpcStatus } from '@grpc/grpc-js';
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+
+// gRPC status codes (avoids a direct dependency on @grpc/grpc-js for two numbers).
+const PERMISSION_DENIED = 7;
+const UNIMPLEMENTED = 12;
 
 const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
@@ -29,7 +32,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   } catch (err) {
     const code = (err as { code?: number }).code;
     const reason =
-      code === grpcStatus.PERMISSION_DENIED || code === grpcStatus.UNIMPLEMENTED
+      code === PERMISSION_DENIED || code === UNIMPLEMENTED
         ? 'this server does not let this client register search attributes (on Temporal Cloud add them in the namespace settings or with tcld)'
         : (err as Error).message;
     return { ok: false, missing, reason };

@@ -52,6 +52,18 @@ function dropPending(state: TurnState, id: string): void {
   state.pendingApprovals = state.pendingApprovals.filter((p) => p.id !== id);
 }
 
+/** A turn that ends early leaves no call looking as if it were still in progress. */
+function abandonOpenCalls(state: TurnState, at: string, error: string): void {
+  for (const call of state.toolCalls) {
+    if (call.status === 'running' || call.status === 'awaiting_approval') {
+      call.status = 'failed';
+      call.error = error;
+      call.endedAt = at;
+    }
+  }
+  state.pendingApprovals = [];
+}
+
 /** Folds one event into the state. Exported for observers and tests; `emit` is the usual entry. */
 export function foldEvent(state: TurnState, event: TurnEvent): void {
   switch (event.type) {
@@ -146,11 +158,11 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
     case 'TURN_FAILED':
       state.status = 'failed';
       state.error = event.error;
-      state.pendingApprovals = [];
+      abandonOpenCalls(state, event.at, `not completed: the turn failed (${event.error})`);
       return;
     case 'TURN_CANCELLED':
       state.status = 'cancelled';
-      state.pendingApprovals = [];
+      abandonOpenCalls(state, event.at, 'not completed: the turn was cancelled');
       return;
   }
   if (state.status === 'running' || state.status === 'awaiting_approval') {

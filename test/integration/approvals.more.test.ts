@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { DecisionRejectedError } from '../../src/client';
 import { defineAgent } from '../../src/agents/define';
@@ -95,6 +96,7 @@ test('deny with a reason: the reason itself is the tool result', async () => {
     const { turnId } = await startPaused('gated', 'deny-reason');
     await h.tiller.deny(turnId, 't1', { reason: 'not on a Friday' });
     await h.tiller.result(turnId);
+    await recordFixture(h.client, turnId, 'deny-with-reason');
   });
   expect(ran).toEqual([]);
   expect(toolMessage(h.model.requests[1]!.body, 't1')).toBe('not on a Friday');
@@ -117,6 +119,7 @@ test('parallel calls: the ungated one runs while the gated one waits; results re
     expect(ran).toEqual(['look']);
     await h.tiller.approve(turnId, 'p1');
     await h.tiller.result(turnId);
+    await recordFixture(h.client, turnId, 'parallel-gated-and-free');
   });
   expect(ran).toEqual(['look', 'touch:7']);
   const toolMsgs = h.model.requests[1]!.body.messages.filter((m: any) => m.role === 'tool');
@@ -138,6 +141,7 @@ test('scope "turn": one approval trusts the tool for the rest of the turn', asyn
     await h.tiller.approve(turnId, 's1', { scope: 'turn', approver: 'dana' });
     const result = await h.tiller.result(turnId);
     expect(result.trust).toEqual([expect.objectContaining({ tool: 'touch', scope: 'turn', approver: 'dana' })]);
+    await recordFixture(h.client, turnId, 'trust-turn');
     return h.tiller.state(turnId);
   });
   expect(ran).toEqual(['touch:1', 'touch:2', 'touch:3']);
@@ -152,6 +156,7 @@ test('approval timeout: the call ends timed_out (not denied) and the model is to
     const { turnId, state: paused } = await startPaused('short-wait', 'timeout');
     expect(paused.pendingApprovals[0]?.expiresAt).toEqual(expect.any(String));
     await h.tiller.result(turnId);
+    await recordFixture(h.client, turnId, 'approval-timeout');
     return h.tiller.state(turnId);
   });
   expect(ran).toEqual([]);
@@ -206,6 +211,7 @@ test('a malformed or stale signal is recorded as DECISION_REJECTED and the turn 
     expect(result.status).toBe('completed');
     const state = await h.tiller.state(turnId);
     expect(state.toolCalls[0]?.decision).toMatchObject({ approved: true, approver: 'sig', via: 'signal' });
+    await recordFixture(h.client, turnId, 'signals-rejected-then-approved');
     const reasons = state.events.flatMap((e) => (e.type === 'DECISION_REJECTED' ? [e.reason] : []));
     expect(reasons[0]).toMatch(/malformed decision/);
     expect(reasons[2]).toMatch(/unknown tool call id zzz/);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { DecisionRejectedError } from '../../src/client';
 
@@ -38,6 +39,7 @@ test('approve: the gated tool runs after a human approves, with the decision and
     expect(result.status).toBe('completed');
     expect(result.output).toBe('done');
     expect(result.usage).toEqual({ inputTokens: 65, outputTokens: 15, totalTokens: 80, modelCalls: 3 });
+    await recordFixture(h.client, turnId, 'approve-delete');
     return h.tiller.state(turnId);
   });
   expect(fs.existsSync(path.join(h.workspace, 'a.txt'))).toBe(false);

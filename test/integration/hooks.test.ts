@@ -1,5 +1,6 @@
 /** Hook order, failing hooks, the approval hook as an intervention, and tool errors folded for the model. */
 import { z } from 'zod';
+import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import type { TillerHooks } from '../../src/agents/hooks';
@@ -126,6 +127,7 @@ test('throwing observer hooks are caught, logged as HOOK_FAILED, and the turn co
     await h.tiller.startTurn({ agent: 'broken-observers', input: 'go', turnId });
     const result = await h.tiller.result(turnId);
     expect(result).toMatchObject({ status: 'completed', output: 'still fine' });
+    await recordFixture(h.client, turnId, 'hooks-failing');
     return h.tiller.state(turnId);
   });
   const failures = state.events.flatMap((e) => (e.type === 'HOOK_FAILED' ? [[e.hook, e.hookName, e.error]] : []));
@@ -171,6 +173,7 @@ test('the approval hook can proceed, deny with a reason, or ask a human', async 
     expect(paused.pendingApprovals.map((p) => p.id)).toEqual(['h3']);
     await h.tiller.approve(turnId, 'h3', { approver: 'ops' });
     await h.tiller.result(turnId);
+    await recordFixture(h.client, turnId, 'approval-hook-mixed');
   });
   expect(log.filter((l) => l.startsWith('execute')).sort()).toEqual([
     `execute:deploy:${turnId}:h3`,
