@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
-import { DecisionRejectedError } from '../../src/client';
 
 let h: Harness;
 beforeAll(async () => {

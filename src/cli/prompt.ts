@@ -1,0 +1,105 @@
+/**
+ * The inline decision prompt (node:readline) and a printer that keeps the prompt intact while
+ * events keep arriving. One question at a time; a question can be withdrawn when another client
+ * decides first.
+ */
+import readline from 'node:readline';
+
+export type Choice = { kind: 'approve'; scope: 'once' | 'turn' } | { kind: 'deny'; reason?: string } | { kind: 'wait' };
+
+export const CHOICES = '[a]pprove once · approve for the [t]urn · [d]eny · [w]ait for another client';
+
+/** Thrown by `ask` when the question was withdrawn (another client decided) or input closed. */
+export class Withdrawn extends Error {
+  override readonly name = 'Withdrawn';
+}
+
+export class Terminal {
+  private rl: readline.Interface | undefined;
+  private asking = false;
+  private withdraw: (() => void) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+    private readonly onInterrupt: () => void,
+  ) {}
+
+  private get iface(): readline.Interface {
+    if (!this.rl) {
+      this.rl = readline.createInterface({ input: this.input, output: this.output, terminal: true });
+      this.rl.on('SIGINT', () => this.onInterrupt());
+      this.rl.on('close', () => {
+        this.closed = true;
+        this.withdraw?.();
+      });
+    }
+    return this.rl;
+  }
+
+  /** Prints a line above the open question (if any) and redraws it. */
+  print(line: string): void {
+    if (!this.asking || !this.rl) {
+      this.output.write(`${line}\n`);
+      return;
+    }
+    readline.clearLine(this.output as NodeJS.WriteStream, 0);
+    readline.cursorTo(this.output as NodeJS.WriteStream, 0);
+    this.output.write(`${line}\n`);
+    this.rl.prompt(true);
+  }
+
+  private question(text: string): Promise<string> {
+    if (this.closed) return Promise.reject(new Withdrawn('input closed'));
+    const rl = this.iface;
+    return new Promise((resolve, reject) => {
+      this.asking = true;
+      const done = () => {
+        this.asking = false;
+        this.withdraw = undefined;
+      };
+      this.withdraw = () => {
+        done();
+        // Abandon the question: clear the line and drop what was typed so far.
+        rl.write(null, { ctrl: true, name: 'u' });
+        readline.clearLine(this.output as NodeJS.WriteStream, 0);
+        readline.cursorTo(this.output as NodeJS.WriteStream, 0);
+        rl.setPrompt('');
+        reject(new Withdrawn('withdrawn'));
+      };
+      rl.question(text, (answer) => {
+        if (!this.asking) return;
+        done();
+        resolve(answer.trim());
+      });
+    });
+  }
+
+  /** Asks for a decision until the answer is valid; rejects with `Withdrawn` when `cancel` is called. */
+  async ask(header: string): Promise<Choice> {
+    this.print(header);
+    for (;;) {
+      const answer = (await this.question(`${CHOICES} > `)).toLowerCase();
+      if (answer === 'a' || answer === 'approve') return { kind: 'approve', scope: 'once' };
+      if (answer === 't' || answer === 'turn') return { kind: 'approve', scope: 'turn' };
+      if (answer === 'w' || answer === 'wait') return { kind: 'wait' };
+      if (answer === 'd' || answer === 'deny') {
+        const reason = await this.question('reason (empty for none) > ');
+        return reason ? { kind: 'deny', reason } : { kind: 'deny' };
+      }
+      this.print(`please answer a, t, d or w`);
+    }
+  }
+
+  /** Withdraws the open question, if any. */
+  cancel(): void {
+    this.withdraw?.();
+  }
+
+  close(): void {
+    this.withdraw?.();
+    this.rl?.close();
+    this.rl = undefined;
+  }
+}

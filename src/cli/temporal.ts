@@ -1,0 +1,62 @@
+/** Connecting to Temporal, and the cheap checks that turn a 30 s query timeout into a clear message. */
+import { Connection, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { TillerClient } from '../client';
+import { connectClient, type TemporalSettings } from '../config';
+import { CliError, EXIT, noWorkerMessage, unreachable } from './errors';
+
+export async function connectTiller(settings: TemporalSettings): Promise<TillerClient> {
+  try {
+    return new TillerClient(await connectClient(settings), settings.taskQueue);
+  } catch (err) {
+    throw unreachable(settings.address, err);
+  }
+}
+
+export async function connectOperator(settings: TemporalSettings): Promise<Connection> {
+  try {
+    return await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
+  } catch (err) {
+    throw unreachable(settings.address, err);
+  }
+}
+
+/** The turn's workflow execution, or `no turn <id>` (exit 4). */
+export async function describeTurn(tiller: TillerClient, turnId: string): Promise<WorkflowExecutionDescription> {
+  try {
+    return await tiller.handle(turnId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new CliError(`no turn ${turnId}`, EXIT.notFound);
+    throw err;
+  }
+}
+
+/** A poller that has not polled for this long is gone (an idle long poll lasts about a minute). */
+const POLLER_STALE_MS = 2 * 60_000;
+
+/** Whether some worker polled the workflow task queue recently. */
+export async function hasWorker(tiller: TillerClient, taskQueue: string): Promise<boolean> {
+  const response = await tiller.temporal.workflowService.describeTaskQueue({
+    namespace: tiller.temporal.options.namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  const now = Date.now();
+  return (response.pollers ?? []).some((p) => {
+    const seconds = p.lastAccessTime?.seconds;
+    if (seconds === undefined || seconds === null) return true;
+    return now - Number(seconds) * 1000 < POLLER_STALE_MS;
+  });
+}
+
+/** Throws `no worker is polling task queue <q>` (exit 3) unless a worker polls `taskQueue`, waiting up to `graceMs`. */
+export async function requireWorker(tiller: TillerClient, taskQueue: string, graceMs = 0): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    if (await hasWorker(tiller, taskQueue)) return;
+    if (Date.now() >= deadline) throw new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export const isRunning = (d: WorkflowExecutionDescription) => d.status.name === 'RUNNING';

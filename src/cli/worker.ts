@@ -1,0 +1,134 @@
+/**
+ * Starting a worker from the command line (`tiller worker`, and in-process in `tiller dev`):
+ * connection, search attributes, model selection, optional prebuilt bundle, clean shutdown.
+ */
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { openAIFromEnv } from '../activities/model';
+import { defaultModel, type TemporalSettings } from '../config';
+import { ensureSearchAttributes } from '../setup';
+import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
+import { workspaceRoot } from '../tools/files';
+import { createWorker } from '../worker';
+import { unreachable } from './errors';
+import { connectOperator } from './temporal';
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Settles when the worker has stopped (rejects when it crashed). */
+  done: Promise<void>;
+  /** Shuts the worker down and closes what it opened (idempotent). */
+  stop(): Promise<void>;
+}
+
+type Log = (line: string) => void;
+
+let runtimeInstalled = false;
+/** Quiet SDK logs (WARN unless `TILLER_LOG_LEVEL`), and leave SIGINT/SIGTERM to the CLI. */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (process.env.TILLER_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
+  } catch {
+    // A runtime exists already (e.g. when embedded); keep it.
+  }
+}
+
+async function searchAttributesReady(settings: TemporalSettings, log: Log): Promise<boolean> {
+  const connection = await connectOperator(settings);
+  try {
+    const outcome = await ensureSearchAttributes(connection, settings.namespace);
+    if (outcome.ok) {
+      log(
+        outcome.added.length
+          ? `search attributes: registered ${outcome.added.join(', ')} on namespace ${settings.namespace}`
+          : 'search attributes: all present',
+      );
+      return true;
+    }
+    log(`search attributes: could not register ${outcome.missing.join(', ')}: ${outcome.reason}`);
+    log('running without them: turns work, but `tiller pending` and the UI cannot find waiting turns');
+    return false;
+  } catch (err) {
+    log(`search attributes: could not check them: ${(err as Error).message}; running without them`);
+    return false;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function pickModel(log: Log): Promise<{ openai: OpenAI; scripted?: ScriptedModel }> {
+  if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
+    log(`model: ${defaultModel()} at ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}`);
+    return { openai: openAIFromEnv() };
+  }
+  const scripted = await startScriptedModel({ script: demoScript() });
+  log(`No OPENAI_API_KEY set: using the scripted demo model at ${scripted.url} (offline, deterministic)`);
+  return { openai: openAIFromEnv({ baseURL: scripted.url, apiKey: 'demo' }), scripted };
+}
+
+export async function startCliWorker(settings: TemporalSettings, log: Log): Promise<RunningWorker> {
+  installRuntime();
+  let connection: NativeConnection;
+  try {
+    connection = await NativeConnection.connect(settings.connectionOptions);
+  } catch (err) {
+    throw unreachable(settings.address, err);
+  }
+  let scripted: ScriptedModel | undefined;
+  try {
+    const searchAttributes = await searchAttributesReady(settings, log);
+    const model = await pickModel(log);
+    scripted = model.scripted;
+    const bundlePath = process.env.TILLER_WORKFLOW_BUNDLE;
+    if (!bundlePath) log('bundling workflows …');
+    const worker = await createWorker({
+      connection,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+      openai: model.openai,
+      searchAttributes,
+      ...(bundlePath && { workflowBundle: { codePath: bundlePath } }),
+    });
+    const done = worker.run();
+    log(`worker polling task queue ${settings.taskQueue} on ${settings.address} namespace ${settings.namespace}`);
+    log(`workspace: ${workspaceRoot()}`);
+    let stopping: Promise<void> | undefined;
+    const cleanup = async () => {
+      await connection.close().catch(() => undefined);
+      await scripted?.close();
+    };
+    // Close the connection and model whichever way the worker ends.
+    const settled = done.then(cleanup, async (err) => {
+      await cleanup();
+      throw err;
+    });
+    const stop = () =>
+      (stopping ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await settled.catch(() => undefined);
+      })());
+    return { worker, done: settled, stop };
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    await scripted?.close();
+    throw err;
+  }
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one exits at once. */
+export function untilSignal(onSignal?: (signal: NodeJS.Signals) => void): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let received = false;
+    const handler = (signal: NodeJS.Signals) => {
+      if (received) process.exit(130);
+      received = true;
+      onSignal?.(signal);
+      resolve(signal);
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}
