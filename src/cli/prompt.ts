@@ -54,6 +54,7 @@ export class Terminal {
     if (this.closed) return Promise.reject(new Withdrawn('input closed'));
     const rl = this.iface;
     return new Promise((resolve, reject) => {
+      const abort = new AbortController();
       this.asking = true;
       const done = () => {
         this.asking = false;
@@ -61,15 +62,10 @@ export class Terminal {
       };
       this.withdraw = () => {
         done();
-        // Abandon the question: clear the line and drop what was typed so far.
-        rl.write(null, { ctrl: true, name: 'u' });
-        readline.clearLine(this.output as NodeJS.WriteStream, 0);
-        readline.cursorTo(this.output as NodeJS.WriteStream, 0);
-        rl.setPrompt('');
+        abort.abort(); // readline drops the question and what was typed so far
         reject(new Withdrawn('withdrawn'));
       };
-      rl.question(text, (answer) => {
-        if (!this.asking) return;
+      rl.question(text, { signal: abort.signal }, (answer) => {
         done();
         resolve(answer.trim());
       });
@@ -88,7 +84,7 @@ export class Terminal {
         const reason = await this.question('reason (empty for none) > ');
         return reason ? { kind: 'deny', reason } : { kind: 'deny' };
       }
-      this.print(`please answer a, t, d or w`);
+      this.print('please answer a, t, d or w');
     }
   }
 

@@ -28,6 +28,19 @@ export async function confine(root: string, relative: string): Promise<string> {
   return real;
 }
 
+/** File errors in words the model can act on, without the workspace's absolute path. */
+async function friendly<T>(relative: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`${relative} does not exist`);
+    if (code === 'EISDIR') throw new Error(`${relative} is a directory`);
+    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied for ${relative}`);
+    throw err;
+  }
+}
+
 const PathArgs = z.object({ path: z.string().min(1).describe('Path of the file, relative to the workspace') });
 
 export function fileTools(root: () => string = workspaceRoot) {
@@ -37,7 +50,7 @@ export function fileTools(root: () => string = workspaceRoot) {
     input: PathArgs,
     async execute({ path: p }) {
       const file = await confine(root(), p);
-      const text = await fs.readFile(file, 'utf8');
+      const text = await friendly(p, () => fs.readFile(file, 'utf8'));
       return text.length > 100_000 ? `${text.slice(0, 100_000)}\n[truncated: ${text.length} characters in all]` : text;
     },
   });
@@ -47,9 +60,9 @@ export function fileTools(root: () => string = workspaceRoot) {
     input: PathArgs,
     async execute({ path: p }) {
       const file = await confine(root(), p);
-      const stat = await fs.stat(file);
+      const stat = await friendly(p, () => fs.stat(file));
       if (!stat.isFile()) throw new Error(`${p} is not a file`);
-      await fs.unlink(file);
+      await friendly(p, () => fs.unlink(file));
       return `Deleted ${p} (${stat.size} bytes).`;
     },
   });

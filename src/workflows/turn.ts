@@ -161,6 +161,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     return recorded;
   }
 
+  const seenIds = new Set<string>();
+  function uniqueId(id: string): string {
+    let candidate = id;
+    for (let n = 2; seenIds.has(candidate); n++) candidate = `${id}#${n}`;
+    seenIds.add(candidate);
+    return candidate;
+  }
+
   function fail(message: string): never {
     throw new TurnFailed(message);
   }
@@ -343,12 +351,19 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         fail(`model call ${call} failed: ${describeFailure(err)}`);
       }
       const toolCalls = response.message.tool_calls ?? [];
+      // Some OpenAI-compatible servers reuse tool call ids across responses; state and approvals need
+      // unique ones. The model still gets its own id back in the tool message.
+      const recordIds = toolCalls.map((t) => uniqueId(t.id));
       record({
         type: 'MODEL_CALLED',
         call,
         usage: response.usage,
         durationMs: response.durationMs,
-        toolCalls: toolCalls.map((t) => ({ id: t.id, name: t.function.name, args: argsForDisplay(t.function.arguments) })),
+        toolCalls: toolCalls.map((t, i) => ({
+          id: recordIds[i]!,
+          name: t.function.name,
+          args: argsForDisplay(t.function.arguments),
+        })),
         ...(response.finishReason !== undefined && { finishReason: response.finishReason }),
       });
       messages.push(response.message);
@@ -360,7 +375,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       }
       // Calls from one response run concurrently; their results go back in the model's order.
       const results = await Promise.all(
-        toolCalls.map((t) => processToolCall(spec, t.id, t.function.name, t.function.arguments)),
+        toolCalls.map((t, i) => processToolCall(spec, recordIds[i]!, t.function.name, t.function.arguments)),
       );
       toolCalls.forEach((t, i) => messages.push({ role: 'tool', tool_call_id: t.id, content: results[i] ?? '' }));
     }

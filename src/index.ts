@@ -1,0 +1,25 @@
+/**
+ * Tiller's public API: define agents, tools and hooks; build a worker; drive turns from a client.
+ * Workflow code lives in `tiller/workflows` (bundled by the worker); the scripted model for tests
+ * and offline demos in `tiller/testing`.
+ */
+export { createWorker, defaultTools, workflowsPath, type CreateWorkerOptions } from './worker';
+export { defineAgent, type AgentDefinition } from './agents/define';
+export type { TillerHooks, AgentStartContext, ToolEndContext } from './agents/hooks';
+export { assistant } from './agents/assistant';
+export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';
+export { fileTools, workspaceRoot } from './tools/files';
+export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
+export { createActivities, type TillerActivities } from './activities';
+export { classifyModelError, openAIFromEnv } from './activities/model';
+export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
+export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
+export { ensureSearchAttributes } from './setup';
+export { foldEvent, createTurnState, emit, eventsSince } from './core/state';
+export { argsDigest, canonicalJson } from './core/digest';
+export * from './core/schemas';
+export type { TurnEvent, TurnEventType } from './core/events';
+export { EVENT_TYPES } from './core/events';
+export type { AgentSpec, ApprovalOutcome, ChatMessage, GateSpec, ToolCallContext, DurationLike } from './core/spec';
+export { stateQuery, decideUpdate, decideSignal, WORKFLOW_TYPE_TURN } from './workflows/messages';
+export { TillerStatus, TillerAgent, TillerPendingTools, TillerSession, SEARCH_ATTRIBUTES } from './workflows/search-attributes';
