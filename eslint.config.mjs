@@ -28,8 +28,15 @@ export default tseslint.config(
           paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
           patterns: [
             { group: ['openai', 'openai/*'], message: 'The model client runs in activities only.' },
-            { group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity'], message: 'Not in workflow code.' },
-            { group: ['../activities/*', '../activities'], message: 'Import activities as types only.', allowTypeImports: true },
+            {
+              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity'],
+              message: 'Not in workflow code.',
+            },
+            {
+              group: ['../activities/*', '../activities'],
+              message: 'Import activities as types only.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
@@ -39,7 +46,15 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

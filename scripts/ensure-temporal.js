@@ -133,9 +133,13 @@ function mavenTestServer(log, tried) {
 </project>`,
   );
   log(`mvn dependency:copy-dependencies ${MAVEN_TEST_SERVER}`);
-  const r = run(mvn, ['-q', '-f', path.join(dir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${dir}/lib`], {
-    timeout: 30 * 60_000,
-  });
+  const r = run(
+    mvn,
+    ['-q', '-f', path.join(dir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${dir}/lib`],
+    {
+      timeout: 30 * 60_000,
+    },
+  );
   if (!r.ok) {
     tried.push(`maven ${MAVEN_TEST_SERVER}: ${r.out.split('\n').slice(-2).join(' ')}`);
     return undefined;
@@ -202,7 +206,9 @@ function ensureTemporal({ quiet = false, needTestServer = true } = {}) {
       if (testServer) log(`time-skipping test server at ${testServer}`);
     }
     if (!testServer) {
-      throw new Error(`Could not find or install the Temporal time-skipping test server. Tried:\n  - ${tried.join('\n  - ')}`);
+      throw new Error(
+        `Could not find or install the Temporal time-skipping test server. Tried:\n  - ${tried.join('\n  - ')}`,
+      );
     }
   }
 

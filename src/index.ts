@@ -22,4 +22,10 @@ export type { TurnEvent, TurnEventType } from './core/events';
 export { EVENT_TYPES } from './core/events';
 export type { AgentSpec, ApprovalOutcome, ChatMessage, GateSpec, ToolCallContext, DurationLike } from './core/spec';
 export { stateQuery, decideUpdate, decideSignal, WORKFLOW_TYPE_TURN } from './workflows/messages';
-export { TillerStatus, TillerAgent, TillerPendingTools, TillerSession, SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+export {
+  TillerStatus,
+  TillerAgent,
+  TillerPendingTools,
+  TillerSession,
+  SEARCH_ATTRIBUTES,
+} from './workflows/search-attributes';

@@ -12,9 +12,7 @@ const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
-export type SearchAttributeSetup =
-  | { ok: true; added: string[] }
-  | { ok: false; missing: string[]; reason: string };
+export type SearchAttributeSetup = { ok: true; added: string[] } | { ok: false; missing: string[]; reason: string };
 
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<SearchAttributeSetup> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });

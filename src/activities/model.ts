@@ -35,7 +35,11 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 export function classifyModelError(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof OpenAI.APIConnectionError) {
-    return ApplicationFailure.create({ type: 'ModelUnavailable', message: `model endpoint unreachable: ${err.message}`, cause: err });
+    return ApplicationFailure.create({
+      type: 'ModelUnavailable',
+      message: `model endpoint unreachable: ${err.message}`,
+      cause: err,
+    });
   }
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const status = err.status;
@@ -48,7 +52,11 @@ export function classifyModelError(err: unknown): ApplicationFailure {
         ...(delay !== undefined && { nextRetryDelay: delay }),
       });
     }
-    return ApplicationFailure.create({ type: NON_RETRYABLE_TYPE[status] ?? 'ModelBadRequest', message, nonRetryable: true });
+    return ApplicationFailure.create({
+      type: NON_RETRYABLE_TYPE[status] ?? 'ModelBadRequest',
+      message,
+      nonRetryable: true,
+    });
   }
   const message = err instanceof Error ? err.message : String(err);
   return ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
@@ -119,7 +127,12 @@ async function unary(client: OpenAI, req: ModelRequest, signal: AbortSignal) {
   const calls = (choice.message.tool_calls ?? []).flatMap((tc) =>
     tc.type === 'function' ? [{ id: tc.id, name: tc.function.name, arguments: tc.function.arguments ?? '' }] : [],
   );
-  return { content: choice.message.content ?? null, calls, finishReason: choice.finish_reason ?? undefined, usage: completion.usage };
+  return {
+    content: choice.message.content ?? null,
+    calls,
+    finishReason: choice.finish_reason ?? undefined,
+    usage: completion.usage,
+  };
 }
 
 export interface ModelActivityDeps {
@@ -143,7 +156,11 @@ export function createModelActivities({ client }: ModelActivityDeps) {
         if (raw.calls.length > 0) {
           message.tool_calls = raw.calls.map((c, i) => {
             if (!c.name) bad(`tool call ${i} has no function name`);
-            return { id: c.id || `call_${req.call}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } };
+            return {
+              id: c.id || `call_${req.call}_${i}`,
+              type: 'function',
+              function: { name: c.name, arguments: c.arguments },
+            };
           });
         }
         const usage = usageOf(raw.usage);
@@ -169,6 +186,8 @@ export function openAIFromEnv(overrides: { baseURL?: string; apiKey?: string } =
   return new OpenAI({
     maxRetries: 0,
     apiKey: overrides.apiKey ?? process.env.OPENAI_API_KEY ?? 'not-needed',
-    ...((overrides.baseURL ?? process.env.OPENAI_BASE_URL) && { baseURL: overrides.baseURL ?? process.env.OPENAI_BASE_URL }),
+    ...((overrides.baseURL ?? process.env.OPENAI_BASE_URL) && {
+      baseURL: overrides.baseURL ?? process.env.OPENAI_BASE_URL,
+    }),
   });
 }

@@ -53,7 +53,9 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
           log.warn('approval hook failed; denying', { hookName: hook.name, error: message(err) });
           return {
             outcome: { action: 'deny' },
-            hookFailures: [{ hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) }],
+            hookFailures: [
+              { hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
+            ],
           };
         }
       }

@@ -25,7 +25,8 @@ export const DEFAULT_MAX_MODEL_CALLS = 20;
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {
   for (const [tool] of Object.entries(def.approvals ?? {})) {
-    if (!def.tools.includes(tool)) throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
+    if (!def.tools.includes(tool))
+      throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
   return def;
 }

@@ -31,7 +31,12 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-export function runCommand(settings: TemporalSettings, agent: string, input: string, opts: RunOptions): Promise<number> {
+export function runCommand(
+  settings: TemporalSettings,
+  agent: string,
+  input: string,
+  opts: RunOptions,
+): Promise<number> {
   return withTiller(settings, async (tiller) => {
     let turnId: string;
     try {
@@ -48,7 +53,10 @@ export function runCommand(settings: TemporalSettings, agent: string, input: str
       await requireWorker(tiller, settings.taskQueue, 3_000);
     } catch (e) {
       if (e instanceof CliError) {
-        throw new CliError(`${e.message}\nturn ${turnId} runs once one polls; see it with \`tiller state ${turnId}\``, e.exitCode);
+        throw new CliError(
+          `${e.message}\nturn ${turnId} runs once one polls; see it with \`tiller state ${turnId}\``,
+          e.exitCode,
+        );
       }
       throw e;
     }
@@ -80,7 +88,8 @@ async function readState(tiller: TillerClient, turnId: string): Promise<{ state:
 export function stateCommand(settings: TemporalSettings, turnId: string, opts: { json?: boolean }): Promise<number> {
   return withTiller(settings, async (tiller) => {
     const { state, fromResult } = await readState(tiller, turnId);
-    if (fromResult) err('(no worker polls this turn\'s task queue: showing the ended turn\'s result instead of its live state)');
+    if (fromResult)
+      err("(no worker polls this turn's task queue: showing the ended turn's result instead of its live state)");
     if (opts.json) out(JSON.stringify(state, null, 2));
     else for (const line of formatState(state)) out(line);
     return EXIT.ok;

@@ -48,7 +48,9 @@ async function answers(settings: TemporalSettings, address: string): Promise<boo
     return isTemporalReachable(address);
   }
   try {
-    await (await connectOperator({ ...settings, address, connectionOptions: { ...settings.connectionOptions, address } })).close();
+    await (
+      await connectOperator({ ...settings, address, connectionOptions: { ...settings.connectionOptions, address } })
+    ).close();
     return true;
   } catch {
     return false;
@@ -56,14 +58,18 @@ async function answers(settings: TemporalSettings, address: string): Promise<boo
 }
 
 /** Uses the server that answers, or starts one; returns the settings to use and the server to stop. */
-async function server(settings: TemporalSettings, opts: DevOptions): Promise<{ settings: TemporalSettings; started?: DevServer }> {
+async function server(
+  settings: TemporalSettings,
+  opts: DevOptions,
+): Promise<{ settings: TemporalSettings; started?: DevServer }> {
   const target = opts.port !== undefined ? `127.0.0.1:${opts.port}` : settings.address;
   const using = { ...settings, address: target, connectionOptions: { ...settings.connectionOptions, address: target } };
   if (await answers(settings, target)) {
     log(`using the Temporal server at ${target} (namespace ${settings.namespace})`);
     return { settings: using };
   }
-  if (!isLocal(target)) throw unreachable(target, new Error('it does not answer (tiller dev starts servers on this machine only)'));
+  if (!isLocal(target))
+    throw unreachable(target, new Error('it does not answer (tiller dev starts servers on this machine only)'));
   const { cli } = loadEnsureTemporal().ensureTemporal({ needTestServer: false });
   const db = path.resolve(opts.db ?? path.join('.tiller', 'dev.db'));
   fs.mkdirSync(path.dirname(db), { recursive: true });
@@ -133,6 +139,7 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
     }
   } finally {
     await worker.stop();
+    log('worker stopped');
     await stopServer();
   }
   return interrupted.signal.aborted ? EXIT.interrupted : code;

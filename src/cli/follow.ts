@@ -8,7 +8,7 @@ import type { TurnEvent } from '../core/events';
 import type { TurnResult } from '../core/schemas';
 import type { TemporalSettings } from '../config';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';
-import { decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
+import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
 import { Terminal, Withdrawn, type Choice } from './prompt';
 import { hasWorker } from './temporal';
 
@@ -49,7 +49,11 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     : undefined;
   const write = (stream: NodeJS.WriteStream, line: string) => stream.write(`${line}\n`);
   const emit = (e: TurnEvent) =>
-    o.json ? write(process.stdout, JSON.stringify(e)) : term ? term.print(formatEvent(e)) : write(process.stdout, formatEvent(e));
+    o.json
+      ? write(process.stdout, JSON.stringify(e))
+      : term
+        ? term.print(formatEvent(e))
+        : write(process.stdout, formatEvent(e));
   const note = (line: string) => (term ? term.print(line) : write(o.json ? process.stderr : process.stdout, line));
   const instructions = (p: Pending) => {
     note(`turn ${turnId} waits for a decision on ${p.tool} (id ${p.id}). Decide from any client:`);
@@ -71,7 +75,11 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       note(`→ ${formatDecision(recorded)}`);
     } catch (err) {
       mine.delete(p.id);
-      note(err instanceof DecisionRejectedError ? `rejected: ${err.message}` : `could not decide: ${(err as Error).message}`);
+      note(
+        err instanceof DecisionRejectedError
+          ? `rejected: ${err.message}`
+          : `could not decide: ${(err as Error).message}`,
+      );
     }
   };
   const pump = async (): Promise<void> => {
@@ -80,7 +88,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     if (!next) return;
     active = next;
     try {
-      const choice = await term.ask(`${next.tool} ${JSON.stringify(next.args)} needs a decision (id ${next.id}):`);
+      const choice = await term.ask(`${next.tool} ${compactJson(next.args, 200)} needs a decision (id ${next.id}):`);
       if (choice.kind === 'wait') instructions(next);
       else await send(next, choice);
     } catch (err) {
@@ -92,9 +100,10 @@ export async function followTurn(o: FollowOptions): Promise<number> {
   };
 
   let pausedHere = false;
-  const handle = (e: TurnEvent) => {
+  /** Acts on an event; returns a note to print after the event's line. */
+  const handle = (e: TurnEvent): string | undefined => {
     if (e.type === 'APPROVAL_REQUESTED') {
-      if (decided.has(e.toolCallId)) return;
+      if (decided.has(e.toolCallId)) return undefined;
       const p = { id: e.toolCallId, tool: e.tool, args: e.args };
       if (term) {
         queue.push(p);
@@ -107,22 +116,28 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       if (queued >= 0) queue.splice(queued, 1);
       if (active?.id === e.toolCallId && !mine.has(e.toolCallId)) {
         term?.cancel();
-        note(`  (decided by another client: ${decidedBy(e)})`);
+        return `  (decided from another client: ${decidedBy(e)})`;
       }
     }
+    return undefined;
   };
 
   let lastSeq = 0;
   let failures = 0;
   try {
     for (;;) {
-      pausedHere = false;
       try {
         for await (const e of tiller.watch(turnId, { afterSeq: lastSeq, signal: stop.signal })) {
           lastSeq = e.seq;
           failures = 0;
-          emit(e);
-          handle(e);
+          if (e.type === 'APPROVAL_REQUESTED') {
+            emit(e);
+            handle(e);
+          } else {
+            const after = handle(e); // closes a prompt another client answered before its line prints
+            emit(e);
+            if (after) note(after);
+          }
           if (pausedHere) break;
         }
       } catch (err) {
@@ -136,10 +151,12 @@ export async function followTurn(o: FollowOptions): Promise<number> {
         continue;
       }
       if (stop.signal.aborted) {
+        term?.close();
         note(`stopped following turn ${turnId}; it carries on: \`tiller state ${turnId}\``);
         return EXIT.interrupted;
       }
       if (!pausedHere) break; // the turn ended
+      pausedHere = false;
       // Paused without a terminal: show everything up to now, then how to decide, and leave it waiting.
       const state = await tiller.state(turnId);
       for (const e of state.events.filter((x) => x.seq > lastSeq)) {
@@ -166,7 +183,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     return EXIT.failed;
   }
   if (!o.json) {
-    if (result.output) note(`\n${result.output}\n`);
+    if (result.output) note(`\n${result.output.trimEnd()}\n`);
     note(`usage: ${formatUsage(result.usage)} · ${result.toolCalls.length} tool call(s)`);
   }
   if (result.status === 'completed') return EXIT.ok;

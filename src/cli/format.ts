@@ -26,6 +26,10 @@ export function formatAge(ms: number): string {
   return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600)}h`;
 }
 
+export function formatMs(ms: number): string {
+  return `${ms < 10 ? Math.round(ms * 10) / 10 : Math.round(ms)} ms`;
+}
+
 export function formatUsage(u: Usage): string {
   const calls = `${u.modelCalls} model call${u.modelCalls === 1 ? '' : 's'}`;
   return `${calls} · ${u.inputTokens} in + ${u.outputTokens} out = ${u.totalTokens} tokens`;
@@ -40,7 +44,7 @@ export function formatEvent(e: TurnEvent): string {
       return `● ${e.agent} started · model ${e.model} · tools ${e.tools.join(', ') || 'none'}`;
     case 'MODEL_CALLED': {
       const calls = e.toolCalls.length ? ` → ${e.toolCalls.map((c) => c.name).join(', ')}` : '';
-      return `▸ model call ${e.call} · ${e.usage.inputTokens}+${e.usage.outputTokens} tokens · ${e.durationMs} ms${calls}`;
+      return `▸ model call ${e.call} · ${e.usage.inputTokens}+${e.usage.outputTokens} tokens · ${formatMs(e.durationMs)}${calls}`;
     }
     case 'APPROVAL_REQUESTED': {
       const expires = e.expiresAt ? `, until ${e.expiresAt}` : '';
@@ -57,9 +61,9 @@ export function formatEvent(e: TurnEvent): string {
     case 'TOOL_STARTED':
       return `⚙ ${e.tool} ${compactJson(e.args)} …`;
     case 'TOOL_ENDED':
-      return `✓ ${e.tool} ${e.durationMs} ms → ${compactJson(e.result, 80)}`;
+      return `✓ ${e.tool} ${formatMs(e.durationMs)} → ${compactJson(e.result, 80)}`;
     case 'TOOL_FAILED':
-      return `✗ ${e.tool} failed${e.durationMs !== undefined ? ` after ${e.durationMs} ms` : ''}: ${truncate(e.error, 200)}`;
+      return `✗ ${e.tool} failed${e.durationMs !== undefined ? ` after ${formatMs(e.durationMs)}` : ''}: ${truncate(e.error, 200)}`;
     case 'HOOK_FAILED':
       return `⚠ hook failed: ${e.hook}${e.hookName ? ` (${e.hookName})` : ''}: ${truncate(e.error, 200)}`;
     case 'DECISION_REJECTED':
@@ -82,19 +86,21 @@ export function formatDecision(d: RecordedDecision): string {
 }
 
 /** The commands that decide a pending call from anywhere: tiller, and the stock `temporal` CLI. */
-export function decideInstructions(
-  turnId: string,
-  id: string,
-  conn: { address: string; namespace: string },
-): string[] {
+export function decideInstructions(turnId: string, id: string, conn: { address: string; namespace: string }): string[] {
   const input = JSON.stringify({ id, approved: true });
+  const local = conn.address === 'localhost:7233';
   const flags = [
-    ...(conn.address !== 'localhost:7233' ? [`--address ${conn.address}`] : []),
+    ...(local ? [] : [`--address ${conn.address}`]),
     ...(conn.namespace !== 'default' ? [`--namespace ${conn.namespace}`] : []),
   ].join(' ');
+  const env = [
+    ...(local ? [] : [`TEMPORAL_ADDRESS=${conn.address}`]),
+    ...(conn.namespace !== 'default' ? [`TEMPORAL_NAMESPACE=${conn.namespace}`] : []),
+  ].join(' ');
+  const tiller = env ? `${env} tiller` : 'tiller';
   return [
-    `  tiller approve ${turnId} ${id}`,
-    `  tiller deny ${turnId} ${id} --reason "..."`,
+    `  ${tiller} approve ${turnId} ${id}`,
+    `  ${tiller} deny ${turnId} ${id} --reason "..."`,
     `  temporal workflow update execute --workflow-id ${turnId} --name decide --input '${input}'${flags ? ` ${flags}` : ''}`,
   ];
 }
@@ -113,7 +119,7 @@ export function formatState(s: TurnState, now = Date.now()): string[] {
     lines.push('tool calls:');
     for (const c of s.toolCalls) {
       const parts = [`${c.name} ${compactJson(c.args, 80)}`, c.status];
-      if (c.durationMs !== undefined) parts.push(`${c.durationMs} ms`);
+      if (c.durationMs !== undefined) parts.push(formatMs(c.durationMs));
       if (c.decision) {
         const d = c.decision;
         parts.push(`${d.approved ? 'approved' : 'denied'}${by(d.approver)} (${d.scope}, via ${d.via})`);
@@ -158,6 +164,10 @@ export function formatPending(turns: PendingTurn[], now = Date.now()): string[] 
   ]);
   const header = ['TURN', 'AGENT', 'PENDING TOOLS', 'AGE'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line), '', 'see ids and arguments with `tiller state <turn>`'];
 }

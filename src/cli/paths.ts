@@ -23,7 +23,9 @@ export function packageRoot(): string {
 
 export function packageVersion(): string {
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+    const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {
+      version?: string;
+    };
     return manifest.version ?? '0.0.0';
   } catch {
     return '0.0.0';

@@ -4,12 +4,7 @@
  * so everything it does can also be done from the `temporal` CLI or another SDK.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  Client,
-  WorkflowFailedError,
-  WorkflowUpdateFailedError,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { Client, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { connectClient, temporalSettings, type TemporalSettings } from '../config';
 import type { TurnEvent } from '../core/events';

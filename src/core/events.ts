@@ -29,7 +29,12 @@ export type TurnEventBody =
       args: unknown;
       argsDigest: string;
       expiresAt?: string;
+      approvers?: string[];
+      escalatesTo?: string[];
+      preview?: string;
     }
+  | { type: 'APPROVAL_REMINDED'; toolCallId: string; tool: string; reminder: number }
+  | { type: 'APPROVAL_ESCALATED'; toolCallId: string; tool: string; approvers: string[]; expiresAt?: string }
   | { type: 'TOOL_APPROVED'; toolCallId: string; tool: string; args: unknown; decision: RecordedDecision }
   | {
       type: 'TOOL_DENIED';
@@ -58,6 +63,8 @@ export const EVENT_TYPES: readonly TurnEventType[] = [
   'AGENT_STARTED',
   'MODEL_CALLED',
   'APPROVAL_REQUESTED',
+  'APPROVAL_REMINDED',
+  'APPROVAL_ESCALATED',
   'TOOL_APPROVED',
   'TOOL_DENIED',
   'APPROVAL_TIMED_OUT',

@@ -37,9 +37,7 @@ export function approvalGate(spec: AgentSpec, tool: string, trust: readonly Trus
 
 /** Combines several approval hooks' answers: any deny wins, then any ask, else proceed. */
 export function combineOutcomes(outcomes: readonly ApprovalOutcome[]): ApprovalOutcome {
-  return (
-    outcomes.find((o) => o.action === 'deny') ?? outcomes.find((o) => o.action === 'ask') ?? { action: 'proceed' }
-  );
+  return outcomes.find((o) => o.action === 'deny') ?? outcomes.find((o) => o.action === 'ask') ?? { action: 'proceed' };
 }
 
 /** Normalises what a user's approval hook may return. */
@@ -49,9 +47,12 @@ export function toOutcome(value: unknown): ApprovalOutcome {
   if (value && typeof value === 'object' && 'action' in value) {
     const v = value as { action: unknown; reason?: unknown };
     if (v.action === 'proceed' || v.action === 'ask') return { action: v.action };
-    if (v.action === 'deny') return typeof v.reason === 'string' ? { action: 'deny', reason: v.reason } : { action: 'deny' };
+    if (v.action === 'deny')
+      return typeof v.reason === 'string' ? { action: 'deny', reason: v.reason } : { action: 'deny' };
   }
-  throw new TypeError(`approval hook returned ${JSON.stringify(value)}; expected Proceed, Deny(reason?), Ask or a boolean`);
+  throw new TypeError(
+    `approval hook returned ${JSON.stringify(value)}; expected Proceed, Deny(reason?), Ask or a boolean`,
+  );
 }
 
 export const Proceed: ApprovalOutcome = { action: 'proceed' };

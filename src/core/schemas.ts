@@ -41,6 +41,12 @@ export const Decision = z.strictObject({
   reason: z.string().max(2000).optional(),
   scope: TrustScope.optional(),
   approver: z.string().max(200).optional(),
+  /** Groups of the approver, as a verified client (the gateway) asserts them; matched by `group:<name>`. */
+  approverGroups: z.array(z.string().max(200)).max(50).optional(),
+  /** The `argsDigest` the approver saw; when present it must match the pending call. */
+  argsDigest: z.string().max(200).optional(),
+  /** Approve with edited arguments; validated against the tool's schema before they are accepted. */
+  args: z.record(z.string(), z.unknown()).optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 
@@ -53,6 +59,8 @@ export const RecordedDecision = z.object({
   approver: z.string().optional(),
   at: z.string(),
   via: z.enum(['update', 'signal', 'trust', 'hook', 'policy']),
+  /** The approver's edited arguments, when they approved with changes. */
+  args: z.record(z.string(), z.unknown()).optional(),
 });
 export type RecordedDecision = z.infer<typeof RecordedDecision>;
 
@@ -79,7 +87,16 @@ export interface PendingApproval {
   args: unknown;
   argsDigest: string;
   requestedAt: string;
+  /** End of the current stage: expiry, or escalation when `escalatesTo` is set. */
   expiresAt?: string;
+  /** Who may decide now (names, `group:<name>`); anyone when absent. */
+  approvers?: string[];
+  /** Who decides after the deadline, when the gate escalates. */
+  escalatesTo?: string[];
+  escalated?: boolean;
+  reminders?: number;
+  /** What the call would do, from the tool's `preview`. */
+  preview?: string;
 }
 
 export const TurnStatus = z.enum(['running', 'awaiting_approval', 'completed', 'failed', 'cancelled']);

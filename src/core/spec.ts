@@ -9,9 +9,23 @@ import type { Duration } from '@temporalio/common';
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
 export type DurationLike = Duration;
 
+/** Who may decide, and for how long, once a gate has expired: a second stage with its own approvers. */
+export interface EscalationSpec {
+  /** Approver names, or groups as `group:<name>`. */
+  approvers: string[];
+  timeout?: DurationLike;
+  remindEvery?: DurationLike;
+}
+
 export interface GateSpec {
   /** How long a human has to decide; no timeout when absent. */
   timeout?: DurationLike;
+  /** Fire the `onApprovalPending` hooks this often while the call waits (a durable timer). */
+  remindEvery?: DurationLike;
+  /** At the deadline: deny (status `timed_out`, the default) or escalate to other approvers. */
+  onTimeout?: 'deny' | { escalate: EscalationSpec };
+  /** Who may decide: approver names, or groups as `group:<name>`. Anyone when absent. */
+  approvers?: string[];
   /** Trust grants (`scope: "turn" | "session"`) never apply to this tool. */
   neverTrust?: boolean;
 }
@@ -23,6 +37,8 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
   /** Start-to-close timeout of one attempt of this tool's activity. */
   timeout?: DurationLike;
+  /** The tool can show an approver what a call would do before it is approved. */
+  preview?: boolean;
 }
 
 export interface AgentSpec {
@@ -33,7 +49,13 @@ export interface AgentSpec {
   /** Tools that need a human decision, by name. */
   gates: Record<string, GateSpec>;
   /** Which effectful hooks exist, so the workflow schedules only the activities it needs. */
-  hooks: { approveTool: boolean; onAgentStart: boolean; onToolStart: boolean; onToolEnd: boolean };
+  hooks: {
+    approveTool: boolean;
+    onAgentStart: boolean;
+    onToolStart: boolean;
+    onToolEnd: boolean;
+    onApprovalPending?: boolean;
+  };
   maxModelCalls: number;
   stream: boolean;
   /** Whether the Tiller search attributes are registered on this namespace. */
@@ -53,7 +75,7 @@ export type ChatMessage =
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 export interface HookFailure {
-  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd';
+  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending';
   hookName?: string;
   error: string;
 }
@@ -116,4 +138,28 @@ export interface RunToolResponse {
   error?: string;
   durationMs: number;
   hookFailures: HookFailure[];
+}
+
+export interface PreviewRequest extends Omit<ToolCallContext, 'args'> {
+  rawArgs: string;
+}
+
+/** `ok: false` means the arguments are invalid: the call fails without bothering a human. */
+export type PreviewResponse = { ok: true; preview?: string } | { ok: false; error: string };
+
+export interface ValidateArgsRequest {
+  tool: string;
+  args: unknown;
+}
+
+export type ValidateArgsResponse = { ok: true } | { ok: false; error: string };
+
+export interface ApprovalPendingContext {
+  call: ToolCallContext;
+  /** 0 when the request is raised, then 1, 2, … for each reminder. */
+  reminder: number;
+  approvers?: string[];
+  expiresAt?: string;
+  escalated: boolean;
+  preview?: string;
 }

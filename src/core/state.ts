@@ -87,7 +87,26 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
         argsDigest: event.argsDigest,
         requestedAt: event.at,
         ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
+        ...(event.approvers !== undefined && { approvers: event.approvers }),
+        ...(event.escalatesTo !== undefined && { escalatesTo: event.escalatesTo }),
+        ...(event.preview !== undefined && { preview: event.preview }),
       });
+      break;
+    }
+    case 'APPROVAL_REMINDED': {
+      const pending = state.pendingApprovals.find((p) => p.id === event.toolCallId);
+      if (pending) pending.reminders = event.reminder;
+      break;
+    }
+    case 'APPROVAL_ESCALATED': {
+      const pending = state.pendingApprovals.find((p) => p.id === event.toolCallId);
+      if (pending) {
+        pending.approvers = event.approvers;
+        pending.escalated = true;
+        delete pending.escalatesTo;
+        if (event.expiresAt !== undefined) pending.expiresAt = event.expiresAt;
+        else delete pending.expiresAt;
+      }
       break;
     }
     case 'TOOL_APPROVED': {

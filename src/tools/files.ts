@@ -34,9 +34,9 @@ async function friendly<T>(relative: string, op: () => Promise<T>): Promise<T> {
     return await op();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`${relative} does not exist`);
-    if (code === 'EISDIR') throw new Error(`${relative} is a directory`);
-    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied for ${relative}`);
+    if (code === 'ENOENT') throw new Error(`${relative} does not exist`, { cause: err });
+    if (code === 'EISDIR') throw new Error(`${relative} is a directory`, { cause: err });
+    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied for ${relative}`, { cause: err });
     throw err;
   }
 }

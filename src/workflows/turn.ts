@@ -311,7 +311,11 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     let started;
     try {
       started = await acts.startTurn.executeWithOptions(
-        { ...hookOptions, summary: `start ${input.agent}`, retry: { ...hookOptions.retry, nonRetryableErrorTypes: ['UnknownAgent'] } },
+        {
+          ...hookOptions,
+          summary: `start ${input.agent}`,
+          retry: { ...hookOptions.retry, nonRetryableErrorTypes: ['UnknownAgent'] },
+        },
         [
           {
             agent: input.agent,

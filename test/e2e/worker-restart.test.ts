@@ -50,8 +50,14 @@ test('a new worker serves the same state after kill -9, and usage is exact acros
   fs.writeFileSync(path.join(workspace, 'report.txt'), 'quarterly numbers');
   // Streamed calls (the demo agent streams); each usage appears once in the stream.
   model.setScript([
-    { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'report.txt' } }], usage: { prompt_tokens: 120, completion_tokens: 9 } },
-    { toolCalls: [{ id: 'r2', name: 'delete_file', arguments: { path: 'report.txt' } }], usage: { prompt_tokens: 160, completion_tokens: 12 } },
+    {
+      toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'report.txt' } }],
+      usage: { prompt_tokens: 120, completion_tokens: 9 },
+    },
+    {
+      toolCalls: [{ id: 'r2', name: 'delete_file', arguments: { path: 'report.txt' } }],
+      usage: { prompt_tokens: 160, completion_tokens: 12 },
+    },
     { content: 'deleted the report', usage: { prompt_tokens: 190, completion_tokens: 6 } },
   ]);
   const first = await worker();

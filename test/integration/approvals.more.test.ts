@@ -92,7 +92,9 @@ test('deny without a reason: the tool never runs and the model sees the literal 
 
 test('deny with a reason: the reason itself is the tool result', async () => {
   h.model.setScript([{ toolCalls: [{ id: 't1', name: 'touch', arguments: { n: 1 } }] }, { content: 'understood' }]);
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId } = await startPaused('gated', 'deny-reason');
     await h.tiller.deny(turnId, 't1', { reason: 'not on a Friday' });
     await h.tiller.result(turnId);
@@ -112,9 +114,13 @@ test('parallel calls: the ungated one runs while the gated one waits; results re
     },
     { content: 'both done' },
   ]);
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId } = await startPaused('gated', 'parallel');
-    const waiting = await waitForState(h.tiller, turnId, (s) => s.toolCalls.some((c) => c.id === 'p2' && c.status === 'succeeded'));
+    const waiting = await waitForState(h.tiller, turnId, (s) =>
+      s.toolCalls.some((c) => c.id === 'p2' && c.status === 'succeeded'),
+    );
     expect(waiting.status).toBe('awaiting_approval');
     expect(ran).toEqual(['look']);
     await h.tiller.approve(turnId, 'p1');
@@ -136,7 +142,9 @@ test('scope "turn": one approval trusts the tool for the rest of the turn', asyn
     { toolCalls: [{ id: 's3', name: 'touch', arguments: { n: 3 } }] },
     { content: 'three touches' },
   ]);
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId } = await startPaused('gated', 'trust-turn');
     await h.tiller.approve(turnId, 's1', { scope: 'turn', approver: 'dana' });
     const result = await h.tiller.result(turnId);
@@ -152,7 +160,9 @@ test('scope "turn": one approval trusts the tool for the rest of the turn', asyn
 
 test('approval timeout: the call ends timed_out (not denied) and the model is told it expired', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'x1', name: 'touch', arguments: { n: 9 } }] }, { content: 'it expired' }]);
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId, state: paused } = await startPaused('short-wait', 'timeout');
     expect(paused.pendingApprovals[0]?.expiresAt).toEqual(expect.any(String));
     await h.tiller.result(turnId);
@@ -168,7 +178,9 @@ test('approval timeout: the call ends timed_out (not denied) and the model is to
 
 test('the decide update rejects unknown ids, malformed payloads and a second decision; nothing is recorded', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'u1', name: 'touch', arguments: { n: 1 } }] }, { content: 'fine' }]);
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId, state: before } = await startPaused('gated', 'update-validator');
     await expect(h.tiller.decide(turnId, { id: 'nope', approved: true })).rejects.toThrow(
       /unknown tool call id nope; pending: u1/,
@@ -198,12 +210,18 @@ test('the decide update rejects unknown ids, malformed payloads and a second dec
 
 test('a malformed or stale signal is recorded as DECISION_REJECTED and the turn carries on', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'g1', name: 'touch', arguments: { n: 5 } }] }, { content: 'signalled' }]);
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     const { turnId } = await startPaused('gated', 'signal');
     await h.tiller.signalDecision(turnId, { approved: 'maybe' });
     await h.tiller.signalDecision(turnId, 'not even an object');
     await h.tiller.signalDecision(turnId, { id: 'zzz', approved: true });
-    const rejected = await waitForState(h.tiller, turnId, (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 3);
+    const rejected = await waitForState(
+      h.tiller,
+      turnId,
+      (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 3,
+    );
     expect(rejected.status).toBe('awaiting_approval');
     expect(rejected.pendingApprovals.map((p) => p.id)).toEqual(['g1']);
     await h.tiller.signalDecision(turnId, { id: 'g1', approved: true, approver: 'sig' });

@@ -13,13 +13,21 @@ afterAll(async () => {
 
 function readThenDelete(file: string, final = 'done') {
   return [
-    { content: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: file } }], usage: { prompt_tokens: 11, completion_tokens: 3 } },
-    { toolCalls: [{ id: 'c2', name: 'delete_file', arguments: { path: file } }], usage: { prompt_tokens: 23, completion_tokens: 5 } },
+    {
+      content: 'reading',
+      toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: file } }],
+      usage: { prompt_tokens: 11, completion_tokens: 3 },
+    },
+    {
+      toolCalls: [{ id: 'c2', name: 'delete_file', arguments: { path: file } }],
+      usage: { prompt_tokens: 23, completion_tokens: 5 },
+    },
     { content: final, usage: { prompt_tokens: 31, completion_tokens: 7 } },
   ];
 }
 
-const toolMessage = (body: any, id: string) => body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
+const toolMessage = (body: any, id: string) =>
+  body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
 
 test('approve: the gated tool runs after a human approves, with the decision and approver in state', async () => {
   fs.writeFileSync(path.join(h.workspace, 'a.txt'), 'hello a');
@@ -29,7 +37,12 @@ test('approve: the gated tool runs after a human approves, with the decision and
     await h.tiller.startTurn({ agent: 'assistant', input: 'read a.txt then delete it', turnId });
     const paused = await waitForState(h.tiller, turnId, awaitingApproval);
     expect(paused.pendingApprovals).toEqual([
-      expect.objectContaining({ id: 'c2', tool: 'delete_file', args: { path: 'a.txt' }, argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }),
+      expect.objectContaining({
+        id: 'c2',
+        tool: 'delete_file',
+        args: { path: 'a.txt' },
+        argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      }),
     ]);
     expect(fs.existsSync(path.join(h.workspace, 'a.txt'))).toBe(true);
     const recorded = await h.tiller.approve(turnId, 'c2', { approver: 'alice' });

@@ -103,7 +103,9 @@ test('hook order per call: approve → on tool start → tool → on tool end; o
     { content: 'finished' },
   ]);
   const turnId = h.turnId('order');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'ordered', input: 'go', turnId });
     expect((await h.tiller.result(turnId)).status).toBe('completed');
   });
@@ -123,7 +125,9 @@ test('hook order per call: approve → on tool start → tool → on tool end; o
 test('throwing observer hooks are caught, logged as HOOK_FAILED, and the turn completes', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'f1', name: 'work', arguments: { task: 'x' } }] }, { content: 'still fine' }]);
   const turnId = h.turnId('broken-observers');
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'broken-observers', input: 'go', turnId });
     const result = await h.tiller.result(turnId);
     expect(result).toMatchObject({ status: 'completed', output: 'still fine' });
@@ -137,14 +141,25 @@ test('throwing observer hooks are caught, logged as HOOK_FAILED, and the turn co
     ['onToolEnd', 'flaky-observer', 'end boom'],
   ]);
   // The other hooks on the agent still ran, and the tool ran once.
-  expect(log).toEqual(['agentStart:broken-observers', 'approve:work', 'start:work', `execute:x:${turnId}:f1`, 'end:work:{"done":"x"}']);
+  expect(log).toEqual([
+    'agentStart:broken-observers',
+    'approve:work',
+    'start:work',
+    `execute:x:${turnId}:f1`,
+    'end:work:{"done":"x"}',
+  ]);
   expect(state.toolCalls[0]?.status).toBe('succeeded');
 });
 
 test('an approval hook that throws denies the call (fail closed)', async () => {
-  h.model.setScript([{ toolCalls: [{ id: 'b1', name: 'work', arguments: { task: 'y' } }] }, { content: 'denied then' }]);
+  h.model.setScript([
+    { toolCalls: [{ id: 'b1', name: 'work', arguments: { task: 'y' } }] },
+    { content: 'denied then' },
+  ]);
   const turnId = h.turnId('broken-approver');
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'broken-approver', input: 'go', turnId });
     await h.tiller.result(turnId);
     return h.tiller.state(turnId);
@@ -167,7 +182,9 @@ test('the approval hook can proceed, deny with a reason, or ask a human', async 
     { content: 'mixed' },
   ]);
   const turnId = h.turnId('policy-hook');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'policy-hook', input: 'go', turnId });
     const paused = await waitForState(h.tiller, turnId, awaitingApproval);
     expect(paused.pendingApprovals.map((p) => p.id)).toEqual(['h3']);
@@ -185,7 +202,9 @@ test('the approval hook can proceed, deny with a reason, or ask a human', async 
 test('a throwing tool: the error is folded into the result, TOOL_FAILED fires, on tool end is skipped', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'e1', name: 'explode', arguments: {} }] }, { content: 'it broke' }]);
   const turnId = h.turnId('explode');
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'ordered', input: 'go', turnId });
     expect((await h.tiller.result(turnId)).status).toBe('completed');
     return h.tiller.state(turnId);
@@ -208,7 +227,9 @@ test('invalid arguments and an unknown tool become error results the model sees,
     { content: 'recovered' },
   ]);
   const turnId = h.turnId('bad-args');
-  const state = await (await worker()).runUntil(async () => {
+  const state = await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'ordered', input: 'go', turnId });
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'recovered' });
     return h.tiller.state(turnId);

@@ -73,7 +73,9 @@ const toolMessage = (id: string) =>
 
 test('a 3-day approval deadline expires: timed_out, the model is told, the tool never runs', async () => {
   model.setScript(script());
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await tiller.startTurn({ agent: 'dba', input: 'drop users', turnId: 'expire-3d' });
     const paused = await waitForState(tiller, 'expire-3d', awaitingApproval);
     const pending = paused.pendingApprovals[0]!;
@@ -85,12 +87,16 @@ test('a 3-day approval deadline expires: timed_out, the model is told, the tool 
     expect(ended - Date.parse(pending.requestedAt)).toBeGreaterThanOrEqual(3 * 24 * 3600 * 1000);
   });
   expect(ran).toEqual([]);
-  expect(toolMessage('d1')).toBe('The approval request for drop_table expired after 3 days without a decision; the tool was not run.');
+  expect(toolMessage('d1')).toBe(
+    'The approval request for drop_table expired after 3 days without a decision; the tool was not run.',
+  );
 });
 
 test('an approval on day 2 of 3 resumes the turn', async () => {
   model.setScript(script());
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await tiller.startTurn({ agent: 'dba', input: 'drop users', turnId: 'approve-day-2' });
     const paused = await waitForState(tiller, 'approve-day-2', awaitingApproval);
     await env.sleep('2 days');
@@ -100,7 +106,9 @@ test('an approval on day 2 of 3 resumes the turn', async () => {
     const result = await tiller.result('approve-day-2');
     expect(result.toolCalls[0]).toMatchObject({ status: 'succeeded', result: 'dropped users' });
     const decidedAt = Date.parse(result.toolCalls[0]!.decision!.at);
-    expect(decidedAt - Date.parse(paused.pendingApprovals[0]!.requestedAt)).toBeGreaterThanOrEqual(2 * 24 * 3600 * 1000);
+    expect(decidedAt - Date.parse(paused.pendingApprovals[0]!.requestedAt)).toBeGreaterThanOrEqual(
+      2 * 24 * 3600 * 1000,
+    );
   });
   expect(ran).toHaveLength(1);
 });

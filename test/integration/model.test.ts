@@ -36,7 +36,9 @@ test('usage is counted once per call, streamed (with usage repeated on every chu
   ]);
   const streamed = h.turnId('usage-stream');
   const plain = h.turnId('usage-unary');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'streamer', input: 'go', turnId: streamed });
     await waitForState(h.tiller, streamed, awaitingApproval);
     await h.tiller.approve(streamed, 'a1');
@@ -58,7 +60,9 @@ test('usage is counted once per call, streamed (with usage repeated on every chu
 
 test('the tools reach the model as JSON Schema generated from zod, and tool results come back in order', async () => {
   h.model.setScript([pingCall('t1', { prompt_tokens: 1, completion_tokens: 1 }), { content: 'done' }]);
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     const turnId = h.turnId('schema');
     await h.tiller.startTurn({ agent: 'unary', input: 'go', turnId });
     await h.tiller.result(turnId);
@@ -67,7 +71,10 @@ test('the tools reach the model as JSON Schema generated from zod, and tool resu
   expect(body.model).toBe('scripted');
   expect(body.messages[0]).toEqual({ role: 'system', content: 'x' });
   expect(body.tools).toEqual([
-    { type: 'function', function: { name: 'ping', description: 'ping', parameters: expect.objectContaining({ type: 'object' }) } },
+    {
+      type: 'function',
+      function: { name: 'ping', description: 'ping', parameters: expect.objectContaining({ type: 'object' }) },
+    },
   ]);
   expect(h.model.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 't1', content: 'pong' });
 });
@@ -79,7 +86,9 @@ test('429 with retry-after is retried by Temporal; garbage is retried; the turn 
     { content: 'finally', usage: { prompt_tokens: 9, completion_tokens: 4 } },
   ]);
   const turnId = h.turnId('retry');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'unary', input: 'go', turnId });
     const result = await h.tiller.result(turnId);
     expect(result).toMatchObject({ status: 'completed', output: 'finally' });
@@ -97,9 +106,14 @@ test('429 with retry-after is retried by Temporal; garbage is retried; the turn 
 test('400 from the model fails the turn at once with a clear, typed error and the state intact', async () => {
   h.model.setScript([{ error: { status: 400, message: 'messages[0] is invalid' } }]);
   const turnId = h.turnId('bad-request');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'unary', input: 'go', turnId });
-    const err = await h.client.workflow.getHandle(turnId).result().catch((e: unknown) => e);
+    const err = await h.client.workflow
+      .getHandle(turnId)
+      .result()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause?.message).toMatch(
       /model call 1 failed: ModelBadRequest: model endpoint answered 400: .*messages\[0\] is invalid/,
@@ -117,7 +131,9 @@ test('400 from the model fails the turn at once with a clear, typed error and th
 test('maxModelCalls reached is a clear failure, not a hang', async () => {
   h.model.setScript((req) => pingCall(`loop${req.index}`, { prompt_tokens: 1, completion_tokens: 1 }));
   const turnId = h.turnId('limit');
-  await (await worker()).runUntil(async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
     await h.tiller.startTurn({ agent: 'limited', input: 'go', turnId });
     const result = await h.tiller.result(turnId);
     expect(result.status).toBe('failed');

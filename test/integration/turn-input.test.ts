@@ -14,7 +14,10 @@ beforeEach(() => {
 });
 
 async function failureOf(turnId: string): Promise<string> {
-  const err = await h.client.workflow.getHandle(turnId).result().catch((e: unknown) => e);
+  const err = await h.client.workflow
+    .getHandle(turnId)
+    .result()
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(WorkflowFailedError);
   return (err as WorkflowFailedError).cause?.message ?? '';
 }

@@ -54,7 +54,8 @@ export function bundle(): { codePath: string } {
 export async function createHarness(modelOpts: ScriptedModelOptions = {}): Promise<Harness> {
   quietRuntime();
   const address = process.env.TILLER_TEST_TEMPORAL_ADDRESS;
-  if (!address) throw new Error('TILLER_TEST_TEMPORAL_ADDRESS is not set: run through jest (global setup starts the server)');
+  if (!address)
+    throw new Error('TILLER_TEST_TEMPORAL_ADDRESS is not set: run through jest (global setup starts the server)');
   const taskQueue = `test-${randomUUID()}`;
   const model = await startScriptedModel(modelOpts);
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-ws-'));

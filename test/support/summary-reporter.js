@@ -9,7 +9,12 @@ class SummaryReporter {
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
     fs.writeFileSync(
       path.join(dir, 'summary.json'),
-      JSON.stringify({ passed: results.numPassedTests, failed, skipped: results.numPendingTests, suitesFailed: results.numFailedTestSuites }),
+      JSON.stringify({
+        passed: results.numPassedTests,
+        failed,
+        skipped: results.numPendingTests,
+        suitesFailed: results.numFailedTestSuites,
+      }),
     );
   }
 }

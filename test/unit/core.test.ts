@@ -40,7 +40,9 @@ describe('digest', () => {
     },
   );
   test('canonical JSON ignores key order and undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     expect(argsDigest('t', { x: 1, y: 2 })).toBe(argsDigest('t', { y: 2, x: 1 }));
     expect(argsDigest('t', { x: 1 })).not.toBe(argsDigest('u', { x: 1 }));
     expect(argsDigest('t', { x: 1 })).not.toBe(argsDigest('t', { x: 2 }));
@@ -53,7 +55,10 @@ describe('policy', () => {
     expect(approvalGate(s, 'ls', [])).toEqual({ kind: 'proceed', via: 'policy' });
     expect(approvalGate(s, 'rm', [])).toEqual({ kind: 'ask', gate: {} });
     expect(approvalGate(s, 'rm', [{ tool: 'rm', scope: 'turn' }])).toMatchObject({ kind: 'proceed', via: 'trust' });
-    expect(approvalGate(s, 'nuke', [{ tool: 'nuke', scope: 'session' }])).toEqual({ kind: 'ask', gate: { neverTrust: true } });
+    expect(approvalGate(s, 'nuke', [{ tool: 'nuke', scope: 'session' }])).toEqual({
+      kind: 'ask',
+      gate: { neverTrust: true },
+    });
     const withHook = spec({ hooks: { ...s.hooks, approveTool: true } });
     expect(approvalGate(withHook, 'ls', [])).toEqual({ kind: 'hook' });
   });
@@ -101,7 +106,12 @@ describe('reducer', () => {
     emit(s, { type: 'TOOL_STARTED', toolCallId: 'c1', tool: 'rm', args: { p: 1 } }, at);
     emit(s, { type: 'TOOL_ENDED', toolCallId: 'c1', tool: 'rm', durationMs: 3, result: 'ok' }, at);
     emit(s, { type: 'TURN_COMPLETED', output: 'bye' }, at);
-    expect(s.toolCalls[0]).toMatchObject({ status: 'succeeded', durationMs: 3, result: 'ok', decision: { approver: 'x' } });
+    expect(s.toolCalls[0]).toMatchObject({
+      status: 'succeeded',
+      durationMs: 3,
+      result: 'ok',
+      decision: { approver: 'x' },
+    });
     expect(s.status).toBe('completed');
     expect(s.usage).toEqual({ inputTokens: 10, outputTokens: 2, totalTokens: 12, modelCalls: 1 });
     expect(s.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -125,7 +135,9 @@ describe('reducer', () => {
 
 describe('decision schema', () => {
   test('accepts the documented shape and rejects the rest', () => {
-    expect(Decision.safeParse({ id: 'c', approved: true, scope: 'turn', approver: 'x', reason: 'r' }).success).toBe(true);
+    expect(Decision.safeParse({ id: 'c', approved: true, scope: 'turn', approver: 'x', reason: 'r' }).success).toBe(
+      true,
+    );
     expect(Decision.safeParse({ id: 'c', approved: 'yes' }).success).toBe(false);
     expect(Decision.safeParse({ id: '', approved: true }).success).toBe(false);
     expect(Decision.safeParse({ id: 'c', approved: true, scope: 'forever' }).success).toBe(false);

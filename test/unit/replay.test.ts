@@ -10,7 +10,12 @@ import { quietRuntime } from '../support/harness';
 import { FIXTURE_DIR } from '../support/fixtures';
 import { workflowsPath } from '../../src/worker';
 
-const files = fs.existsSync(FIXTURE_DIR) ? fs.readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort() : [];
+const files = fs.existsSync(FIXTURE_DIR)
+  ? fs
+      .readdirSync(FIXTURE_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
 
 test('at least three recorded histories are committed', () => {
   expect(files.length).toBeGreaterThanOrEqual(3);

@@ -1,0 +1,161 @@
+/**
+ * The `tiller` command. `main(argv)` parses, runs one command and resolves to its exit code; it
+ * never calls `process.exit` itself (bin/tiller.js does), so tests can import it.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { temporalSettings, type TemporalSettings } from '../config';
+import { decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
+import { devCommand } from './dev';
+import { EXIT, explain } from './errors';
+import { defaultApprover, packageVersion } from './paths';
+import { startCliWorker, untilSignal } from './worker';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0 || n > 65_535) throw new InvalidArgumentError('not a port number');
+  return n;
+}
+
+async function workerCommand(settings: TemporalSettings): Promise<number> {
+  const worker = await startCliWorker(settings, log);
+  const signal = await Promise.race([untilSignal(), worker.done.then(() => undefined)]);
+  if (signal) log(`${signal}: shutting down the worker …`);
+  await worker.stop();
+  await worker.done;
+  log('worker stopped');
+  return EXIT.ok;
+}
+
+function program(settings: () => TemporalSettings, done: (code: number) => void): Command {
+  const cmd = new Command('tiller')
+    .description('Run LLM agent turns durably on Temporal; watch them, and approve or deny their tool calls.')
+    .version(packageVersion())
+    .showHelpAfterError()
+    .exitOverride()
+    .addHelpText(
+      'after',
+      '\nConnection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE;' +
+        '\ntask queue: TILLER_TASK_QUEUE (default tiller); model: OPENAI_API_KEY, OPENAI_BASE_URL, TILLER_MODEL.',
+    );
+  const as = () => new Option('--as <name>', 'who decides (recorded as the approver)').default(defaultApprover());
+
+  cmd
+    .command('worker')
+    .description('run a worker for the Tiller task queue (scripted demo model unless OPENAI_API_KEY is set)')
+    .action(async () => done(await workerCommand(settings())));
+
+  cmd
+    .command('dev')
+    .description('use (or start) a local Temporal dev server and run a worker in this process')
+    .option('--demo', 'run the demo turn, then stop')
+    .option('--port <port>', 'dev server port (default: that of TEMPORAL_ADDRESS, else 7233)', port)
+    .option('--ui-port <port>', 'Temporal UI port', port, 8233)
+    .option('--db <file>', 'SQLite file the dev server persists to', '.tiller/dev.db')
+    .addOption(as())
+    .action(async (o: { demo?: boolean; port?: number; uiPort: number; db: string; as: string }) =>
+      done(await devCommand(settings(), o)),
+    );
+
+  cmd
+    .command('run')
+    .description('start a turn and follow it live; decide inline when it waits for approval')
+    .argument('<agent>', 'agent name, e.g. assistant')
+    .argument('<input>', 'the user message')
+    .option('--turn-id <id>', 'workflow id for the turn (default turn-<uuid>)')
+    .option('--json', 'print one JSON event per line')
+    .addOption(as())
+    .action(async (agent: string, input: string, o: { turnId?: string; json?: boolean; as: string }) =>
+      done(await runCommand(settings(), agent, input, o)),
+    );
+
+  cmd
+    .command('state')
+    .description("show a turn's state: status, pending approvals, tool calls, usage")
+    .argument('<turn>', 'turn (workflow) id')
+    .option('--json', 'print the raw state as JSON')
+    .action(async (turn: string, o: { json?: boolean }) => done(await stateCommand(settings(), turn, o)));
+
+  cmd
+    .command('approve')
+    .description('approve a pending tool call')
+    .argument('<turn>', 'turn (workflow) id')
+    .argument('<id>', 'tool call id (see `tiller state <turn>`)')
+    .addOption(
+      new Option('--scope <scope>', 'once, or trust the tool for the turn/session')
+        .choices(['once', 'turn', 'session'])
+        .default('once'),
+    )
+    .addOption(as())
+    .option('--reason <text>', 'why')
+    .action(async (turn: string, id: string, o: { scope: 'once' | 'turn' | 'session'; as: string; reason?: string }) =>
+      done(
+        await decideCommand(settings(), turn, {
+          id,
+          approved: true,
+          scope: o.scope,
+          approver: o.as,
+          ...(o.reason !== undefined && { reason: o.reason }),
+        }),
+      ),
+    );
+
+  cmd
+    .command('deny')
+    .description('deny a pending tool call (the model sees the reason)')
+    .argument('<turn>', 'turn (workflow) id')
+    .argument('<id>', 'tool call id (see `tiller state <turn>`)')
+    .option('--reason <text>', 'why; this is what the model sees')
+    .addOption(as())
+    .action(async (turn: string, id: string, o: { as: string; reason?: string }) =>
+      done(
+        await decideCommand(settings(), turn, {
+          id,
+          approved: false,
+          approver: o.as,
+          ...(o.reason !== undefined && { reason: o.reason }),
+        }),
+      ),
+    );
+
+  cmd
+    .command('pending')
+    .description('list turns waiting for approval')
+    .option('--agent <name>', 'only this agent')
+    .option('--json', 'print JSON')
+    .action(async (o: { agent?: string; json?: boolean }) => done(await pendingCommand(settings(), o)));
+
+  cmd
+    .command('setup')
+    .description("register Tiller's search attributes on the namespace")
+    .action(async () => done(await setupCommand(settings())));
+
+  return cmd;
+}
+
+/** Runs the command line (`argv` as in `process.argv`) and resolves to the exit code. */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  let cached: TemporalSettings | undefined;
+  const settings = () => (cached ??= temporalSettings());
+  let code: number = EXIT.ok;
+  try {
+    await program(settings, (c) => (code = c)).parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    let ctx = { address: '?', taskQueue: '?' };
+    try {
+      ctx = settings();
+    } catch {
+      // the settings themselves failed; the error says why
+    }
+    const { message, exitCode } = explain(err, ctx);
+    process.stderr.write(`${message}\n`);
+    return exitCode;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv).then((code) => process.exit(code));
+}
