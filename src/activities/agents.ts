@@ -31,6 +31,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
         description: tool.description,
         parameters: toolParameters(tool),
         ...(tool.timeout !== undefined && { timeout: tool.timeout }),
+        ...(tool.preview !== undefined && { preview: true }),
       };
     }),
     gates: gatesOf(def),
@@ -39,6 +40,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       onAgentStart: hooks.some((h) => h.onAgentStart),
       onToolStart: hooks.some((h) => h.onToolStart),
       onToolEnd: hooks.some((h) => h.onToolEnd),
+      onApprovalPending: hooks.some((h) => h.onApprovalPending),
     },
     maxModelCalls: def.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS,
     stream: def.stream ?? true,

@@ -6,7 +6,18 @@
 import { Context, log } from '@temporalio/activity';
 import { combineOutcomes, toOutcome } from '../core/policy';
 import { formatZodError } from '../core/schemas';
-import type { ApproveToolResponse, HookFailure, RunToolRequest, RunToolResponse, ToolCallContext } from '../core/spec';
+import type {
+  ApprovalPendingContext,
+  ApproveToolResponse,
+  HookFailure,
+  PreviewRequest,
+  PreviewResponse,
+  RunToolRequest,
+  RunToolResponse,
+  ToolCallContext,
+  ValidateArgsRequest,
+  ValidateArgsResponse,
+} from '../core/spec';
 import type { TillerHooks } from '../agents/hooks';
 import { resultToText, type ToolDefinition } from '../tools/define';
 
@@ -21,7 +32,7 @@ function message(err: unknown): string {
 }
 
 /** Calls one kind of hook on every hook object that has it; collects failures instead of throwing. */
-export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToolEnd'>(
+export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending'>(
   hooks: readonly TillerHooks[],
   kind: K,
   arg: Parameters<NonNullable<TillerHooks[K]>>[0],
@@ -40,8 +51,61 @@ export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToo
   return failures;
 }
 
+const PREVIEW_LIMIT = 2_000;
+
+function parseRaw(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
+  } catch (err) {
+    return { ok: false, error: message(err) };
+  }
+}
+
 export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
   return {
+    /** Checks an approver's edited arguments against the tool's schema. */
+    async validateToolArgs({ tool, args }: ValidateArgsRequest): Promise<ValidateArgsResponse> {
+      const def = tools.get(tool);
+      if (!def) return { ok: false, error: `unknown tool "${tool}"` };
+      const parsed = def.input.safeParse(args);
+      return parsed.success
+        ? { ok: true }
+        : { ok: false, error: `invalid arguments for ${tool}: ${formatZodError(parsed.error)}` };
+    },
+
+    /** Validates a gated call's arguments and renders the tool's preview for the approver. */
+    async previewTool(req: PreviewRequest): Promise<PreviewResponse> {
+      const def = tools.get(req.tool);
+      if (!def) return { ok: false, error: `unknown tool "${req.tool}"` };
+      const raw = parseRaw(req.rawArgs);
+      if (!raw.ok) return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
+      const parsed = def.input.safeParse(raw.value);
+      if (!parsed.success)
+        return { ok: false, error: `invalid arguments for ${req.tool}: ${formatZodError(parsed.error)}` };
+      if (!def.preview) return { ok: true };
+      const ctx = Context.current();
+      try {
+        const text = resultToText(
+          await def.preview(parsed.data, {
+            idempotencyKey: `${req.workflowId}:${req.toolCallId}`,
+            toolCallId: req.toolCallId,
+            turnId: req.turnId,
+            workflowId: req.workflowId,
+            agent: req.agent,
+            signal: ctx.cancellationSignal,
+          }),
+        );
+        return { ok: true, preview: text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}…` : text };
+      } catch (err) {
+        return { ok: true, preview: `(preview failed: ${message(err)})` };
+      }
+    },
+
+    /** Runs the `onApprovalPending` hooks; failures are reported, never thrown. */
+    async notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }> {
+      return { hookFailures: await runHooks(hooksFor(ctx.call.agent), 'onApprovalPending', ctx) };
+    },
+
     async approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {
       const outcomes = [];
       for (const hook of hooksFor(call.agent)) {
@@ -76,12 +140,9 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
       });
       if (!tool) return failed(`unknown tool "${req.tool}"`, []);
 
-      let rawArgs: unknown;
-      try {
-        rawArgs = req.rawArgs.trim() === '' ? {} : JSON.parse(req.rawArgs);
-      } catch (err) {
-        return failed(`the arguments for ${req.tool} are not valid JSON (${message(err)})`, []);
-      }
+      const raw = parseRaw(req.rawArgs);
+      if (!raw.ok) return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
+      const rawArgs = raw.value;
       const call: ToolCallContext = { ...req, args: rawArgs };
       const hooks = hooksFor(req.agent);
       const hookFailures = await runHooks(hooks, 'onToolStart', call);

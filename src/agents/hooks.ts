@@ -2,7 +2,7 @@
  * Effectful hooks, plugged in per agent (or for every agent on a worker). They run in activities,
  * so they may do I/O. The turn's own observer — the state reducer — runs in the workflow.
  */
-import type { ApprovalOutcome, ToolCallContext } from '../core/spec';
+import type { ApprovalOutcome, ApprovalPendingContext, ToolCallContext } from '../core/spec';
 
 export interface AgentStartContext {
   agent: string;
@@ -29,4 +29,9 @@ export interface TillerHooks {
   onToolStart?(call: ToolCallContext): void | Promise<void>;
   /** Only when the tool succeeded. */
   onToolEnd?(call: ToolEndContext): void | Promise<void>;
+  /**
+   * A call waits for a human: fired when the request is raised (`reminder: 0`), on every
+   * `remindEvery` tick, and on escalation — post to chat, page someone, write an inbox row.
+   */
+  onApprovalPending?(ctx: ApprovalPendingContext): void | Promise<void>;
 }

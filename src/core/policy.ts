@@ -66,8 +66,13 @@ export function deniedResult(reason?: string): string {
   return reason && reason.trim() ? reason : DENIED_WITHOUT_REASON;
 }
 
-export function timedOutResult(tool: string, timeout: string | number | undefined): string {
-  const after = timeout === undefined ? '' : ` after ${typeof timeout === 'number' ? `${timeout} ms` : timeout}`;
+export function timedOutResult(tool: string, timeout: string | number | undefined, escalatedTo?: string[]): string {
+  const after =
+    escalatedTo !== undefined
+      ? ` after escalation to ${escalatedTo.join(', ') || 'nobody'}`
+      : timeout === undefined
+        ? ''
+        : ` after ${typeof timeout === 'number' ? `${timeout} ms` : timeout}`;
   return `The approval request for ${tool} expired${after} without a decision; the tool was not run.`;
 }
 

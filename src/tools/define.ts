@@ -22,6 +22,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   execute(args: z.output<S>, ctx: ToolContext): unknown;
   /** Start-to-close timeout of one attempt (default 10 minutes). */
   timeout?: DurationLike;
+  /**
+   * What the call would do, shown to the approver before they decide (run as an activity before the
+   * approval request is raised), e.g. the size and first lines of the file a delete would remove.
+   */
+  preview?(args: z.output<S>, ctx: Omit<ToolContext, 'heartbeat'>): unknown;
 }
 
 /** Declares a tool; the identity function that gives `execute` typed arguments from the schema. */

@@ -58,6 +58,14 @@ export function fileTools(root: () => string = workspaceRoot) {
     name: 'delete_file',
     description: 'Delete a file from the workspace. Needs human approval.',
     input: PathArgs,
+    // The approver judges the real effect: what is in the file, not the model's word for it.
+    async preview({ path: p }) {
+      const file = await confine(root(), p);
+      const stat = await friendly(p, () => fs.stat(file));
+      if (!stat.isFile()) return `${p} is not a file; nothing would be deleted.`;
+      const head = (await fs.readFile(file, 'utf8')).split('\n').slice(0, 5).join('\n');
+      return `would delete ${p} (${stat.size} bytes). First lines:\n${head}`;
+    },
     async execute({ path: p }) {
       const file = await confine(root(), p);
       const stat = await friendly(p, () => fs.stat(file));

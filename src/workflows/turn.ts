@@ -98,8 +98,8 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
     ...(input.trust !== undefined && { trust: input.trust }),
   });
-  const desk = new ApprovalDesk(state);
   let visibility: Visibility | undefined;
+  let spec: AgentSpec | undefined;
   const record = (body: TurnEventBody) => {
     emit(state, body, now());
     visibility?.sync();
@@ -110,9 +110,29 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
     }
   };
+  const desk = new ApprovalDesk({
+    state,
+    record,
+    now,
+    validateArgs: (tool, args) =>
+      acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [
+        { tool, args },
+      ]),
+    notifyPending: async (ctx) => {
+      if (!spec?.hooks.onApprovalPending) return;
+      const { hookFailures } = await acts.notifyApprovalPending.executeWithOptions(
+        {
+          ...hookOptions,
+          summary: `notify ${ctx.call.tool} pending${ctx.reminder ? ` (reminder ${ctx.reminder})` : ''}`,
+        },
+        [ctx],
+      );
+      recordHookFailures(hookFailures, ctx.call.toolCallId);
+    },
+  });
 
   setHandler(stateQuery, () => state, { description: STATE_DESCRIPTION });
-  setHandler(decideUpdate, (decision) => applyDecision(decision, 'update'), {
+  setHandler(decideUpdate, (decision) => desk.apply(decision, 'update'), {
     validator: (decision) => {
       desk.check(decision);
     },
@@ -120,46 +140,19 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   });
   setHandler(
     decideSignal,
-    (raw) => {
+    async (raw) => {
       try {
-        applyDecision(desk.check(raw), 'signal');
+        await desk.apply(raw, 'signal');
       } catch (err) {
-        if (!(err instanceof DecisionRejected)) throw err;
-        record({ type: 'DECISION_REJECTED', via: 'signal', reason: err.message, ...describePayload(raw) });
+        if (err instanceof DecisionRejected) {
+          record({ type: 'DECISION_REJECTED', via: 'signal', reason: err.message, ...describePayload(raw) });
+        } else if (!(err instanceof ApplicationFailure && err.type === 'DecisionRejected')) {
+          throw err; // already recorded by the desk when it is a DecisionRejected failure
+        }
       }
     },
     { description: DECIDE_DESCRIPTION },
   );
-
-  function applyDecision(decision: Parameters<ApprovalDesk['check']>[0], via: 'update' | 'signal'): RecordedDecision {
-    const checked = desk.check(decision);
-    const recorded = desk.record(checked, via, now());
-    const pending = state.pendingApprovals.find((p) => p.id === checked.id);
-    const tool = pending?.tool ?? '';
-    const args = pending?.args;
-    if (recorded.approved) {
-      record({ type: 'TOOL_APPROVED', toolCallId: checked.id, tool, args, decision: recorded });
-      if (recorded.scope === 'turn' || recorded.scope === 'session') {
-        record({
-          type: 'TRUST_GRANTED',
-          tool,
-          scope: recorded.scope,
-          ...(recorded.approver !== undefined && { approver: recorded.approver }),
-        });
-      }
-    } else {
-      record({
-        type: 'TOOL_DENIED',
-        toolCallId: checked.id,
-        tool,
-        args,
-        result: deniedResult(recorded.reason),
-        decision: recorded,
-        ...(recorded.reason !== undefined && { reason: recorded.reason }),
-      });
-    }
-    return recorded;
-  }
 
   const seenIds = new Set<string>();
   function uniqueId(id: string): string {
@@ -171,30 +164,6 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   function fail(message: string): never {
     throw new TurnFailed(message);
-  }
-
-  async function askHuman(id: string, tool: string, args: unknown, gate: GateSpec): Promise<string | undefined> {
-    const waiter = desk.open(id, tool, gate);
-    const timeoutMs = gate.timeout === undefined ? undefined : msToNumber(gate.timeout);
-    record({
-      type: 'APPROVAL_REQUESTED',
-      toolCallId: id,
-      tool,
-      args,
-      argsDigest: argsDigest(tool, args),
-      ...(timeoutMs !== undefined && { expiresAt: new Date(Date.now() + timeoutMs).toISOString() }),
-    });
-    const decided =
-      timeoutMs === undefined
-        ? (await condition(() => waiter.decision !== undefined), true)
-        : await condition(() => waiter.decision !== undefined, timeoutMs);
-    desk.close(id);
-    if (!decided) {
-      const result = timedOutResult(tool, gate.timeout);
-      record({ type: 'APPROVAL_TIMED_OUT', toolCallId: id, tool, result });
-      return result;
-    }
-    return waiter.decision?.approved ? undefined : deniedResult(waiter.decision?.reason);
   }
 
   /** Runs one requested tool call through approve → start → run → end; returns what the model sees. */
@@ -213,7 +182,21 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       return error;
     }
 
+    const call = { agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, args };
     const verdict = approvalGate(spec, tool, state.trust);
+    let runArgs = rawArgs;
+    const askHuman = async (gate: GateSpec): Promise<string | undefined> => {
+      let preview: string | undefined;
+      if (spec.tools.find((t) => t.name === tool)?.preview) {
+        const prepared = await previewCall(spec, id, tool, rawArgs);
+        if (!prepared.ok) return prepared.error;
+        preview = prepared.preview;
+      }
+      const outcome = await desk.wait(call, gate, preview);
+      if (outcome.kind === 'refused') return outcome.result;
+      if (outcome.decision.args !== undefined) runArgs = JSON.stringify(outcome.decision.args);
+      return undefined;
+    };
     if (verdict.kind === 'proceed' && verdict.via === 'trust') {
       const decision: RecordedDecision = {
         id,
@@ -225,14 +208,17 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       };
       record({ type: 'TOOL_APPROVED', toolCallId: id, tool, args, decision });
     } else if (verdict.kind === 'ask') {
-      const refusal = await askHuman(id, tool, args, verdict.gate);
+      const refusal = await askHuman(verdict.gate);
       if (refusal !== undefined) return refusal;
     } else if (verdict.kind === 'hook') {
-      const refusal = await consultApprovalHook(spec, id, tool, args);
+      // askHuman is called inside the hook's continuation (not after it returns): the same microtask
+      // order as the recorded histories, so concurrent calls keep their command order on replay.
+      const refusal = await consultApprovalHook(spec, id, tool, args, () => askHuman(spec.gates[tool] ?? {}));
       if (refusal !== undefined) return refusal;
     }
 
-    record({ type: 'TOOL_STARTED', toolCallId: id, tool, args });
+    const effectiveArgs = runArgs === rawArgs ? args : argsForDisplay(runArgs);
+    record({ type: 'TOOL_STARTED', toolCallId: id, tool, args: effectiveArgs });
     const toolSpec = spec.tools.find((t) => t.name === tool);
     let outcome: RunToolResponse;
     try {
@@ -242,7 +228,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           ...(toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout }),
           summary: `tool ${tool}`,
         },
-        [{ agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, rawArgs }],
+        [{ agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, rawArgs: runArgs }],
       );
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -266,8 +252,41 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     return outcome.content;
   }
 
-  /** The agent's approval hook decides; a hook that throws (or never answers) denies: fail closed. */
-  async function consultApprovalHook(spec: AgentSpec, id: string, tool: string, args: unknown) {
+  /**
+   * Shows the approver what the call would do (the tool's `preview`), validating its arguments first:
+   * invalid arguments fail the call without bothering a human.
+   */
+  async function previewCall(
+    spec: AgentSpec,
+    id: string,
+    tool: string,
+    rawArgs: string,
+  ): Promise<{ ok: true; preview?: string } | { ok: false; error: string }> {
+    try {
+      const prepared = await acts.previewTool.executeWithOptions({ ...hookOptions, summary: `preview ${tool}` }, [
+        { agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, rawArgs },
+      ]);
+      if (prepared.ok) return prepared;
+      const error = `Error: ${prepared.error}`;
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args: argsForDisplay(rawArgs), error: prepared.error });
+      return { ok: false, error };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { ok: true, preview: `(preview unavailable: ${describeFailure(err)})` };
+    }
+  }
+
+  /**
+   * The agent's approval hook decides: `undefined` = proceed, else the refusal text; on Ask a human
+   * decides through `askHuman`. A hook that throws (or never answers) denies: fail closed.
+   */
+  async function consultApprovalHook(
+    spec: AgentSpec,
+    id: string,
+    tool: string,
+    args: unknown,
+    askHuman: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
     let outcome;
     try {
       const response = await acts.approveTool.executeWithOptions({ ...hookOptions, summary: `approve ${tool}` }, [
@@ -285,7 +304,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       record({ type: 'TOOL_APPROVED', toolCallId: id, tool, args, decision });
       return undefined;
     }
-    if (outcome.action === 'ask') return askHuman(id, tool, args, spec.gates[tool] ?? {});
+    if (outcome.action === 'ask') return askHuman();
     const decision: RecordedDecision = {
       id,
       approved: false,
@@ -329,26 +348,34 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       if (isCancellation(err)) throw err;
       fail(`could not start agent ${input.agent}: ${describeFailure(err)}`);
     }
-    const { spec } = started;
-    visibility = new Visibility(state, spec.searchAttributes);
+    const agentSpec = started.spec;
+    spec = agentSpec;
+    visibility = new Visibility(state, agentSpec.searchAttributes);
     record({
       type: 'AGENT_STARTED',
-      agent: spec.name,
+      agent: agentSpec.name,
       input: input.input,
-      model: spec.model,
-      tools: spec.tools.map((t) => t.name),
+      model: agentSpec.model,
+      tools: agentSpec.tools.map((t) => t.name),
     });
     recordHookFailures(started.hookFailures);
 
     const messages: ChatMessage[] = [
-      ...(spec.instructions ? [{ role: 'system' as const, content: spec.instructions }] : []),
+      ...(agentSpec.instructions ? [{ role: 'system' as const, content: agentSpec.instructions }] : []),
       { role: 'user', content: input.input },
     ];
     for (let call = 1; ; call++) {
       let response;
       try {
         response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
-          { model: spec.model, messages, tools: spec.tools, stream: spec.stream, turnId: state.turnId, call },
+          {
+            model: agentSpec.model,
+            messages,
+            tools: agentSpec.tools,
+            stream: agentSpec.stream,
+            turnId: state.turnId,
+            call,
+          },
         ]);
       } catch (err) {
         if (isCancellation(err)) throw err;
@@ -372,14 +399,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       });
       messages.push(response.message);
       if (toolCalls.length === 0) return response.message.content ?? '';
-      if (call >= spec.maxModelCalls) {
+      if (call >= agentSpec.maxModelCalls) {
         fail(
-          `maxModelCalls (${spec.maxModelCalls}) reached: the model still asked for tools (${toolCalls.map((t) => t.function.name).join(', ')}) after ${call} calls`,
+          `maxModelCalls (${agentSpec.maxModelCalls}) reached: the model still asked for tools (${toolCalls.map((t) => t.function.name).join(', ')}) after ${call} calls`,
         );
       }
       // Calls from one response run concurrently; their results go back in the model's order.
       const results = await Promise.all(
-        toolCalls.map((t, i) => processToolCall(spec, recordIds[i]!, t.function.name, t.function.arguments)),
+        toolCalls.map((t, i) => processToolCall(agentSpec, recordIds[i]!, t.function.name, t.function.arguments)),
       );
       toolCalls.forEach((t, i) => messages.push({ role: 'tool', tool_call_id: t.id, content: results[i] ?? '' }));
     }

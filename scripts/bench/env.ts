@@ -1,0 +1,135 @@
+/**
+ * One benchmark environment: a dev server (in memory or on a SQLite file), the scripted model on
+ * loopback, a workflow bundle built once, a client, and workers built with `createWorker` exactly as
+ * users build theirs (the bench's agents and instant tools, the scripted model).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { TillerClient } from '../../src/client';
+import { startDevServer, type DevServer } from '../../src/testing/dev-server';
+import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
+import { createWorker, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
+import { benchAgents, benchScript, benchTools, Recorder } from './fixture';
+import type { Storage } from './options';
+
+export const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/bench');
+
+let runtimeInstalled = false;
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+  });
+}
+
+export interface Bundle {
+  code: string;
+  codePath: string;
+}
+
+export async function buildBundle(): Promise<Bundle> {
+  const noop = () => undefined;
+  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: logger as never });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const codePath = path.join(ARTIFACTS, 'workflow-bundle.js');
+  fs.writeFileSync(codePath, code);
+  return { code, codePath };
+}
+
+/** The scripted model on loopback with the bench script; shared by the floor and the durable runs. */
+export async function startBenchModel(rec: Recorder): Promise<ScriptedModel> {
+  let model: ScriptedModel | undefined;
+  model = await startScriptedModel({ script: benchScript(rec, () => model) });
+  return model;
+}
+
+export function openaiFor(model: ScriptedModel): OpenAI {
+  return new OpenAI({ baseURL: model.url, apiKey: 'bench', maxRetries: 0 });
+}
+
+export interface BenchEnv {
+  storage: Storage;
+  server: DevServer;
+  cli: string;
+  model: ScriptedModel;
+  rec: Recorder;
+  bundle: Bundle;
+  native: NativeConnection;
+  client: Client;
+  resultBytes: number;
+  /** A fresh task queue and a TillerClient on it. */
+  queue(label: string): { taskQueue: string; tiller: TillerClient };
+  worker(taskQueue: string, worker?: CreateWorkerOptions['worker']): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+export async function startEnv(opts: {
+  storage: Storage;
+  cli: string;
+  model: ScriptedModel;
+  rec: Recorder;
+  bundle: Bundle;
+  resultBytes: number;
+}): Promise<BenchEnv> {
+  quietRuntime();
+  let dbDir: string | undefined;
+  let dbFilename: string | undefined;
+  if (opts.storage === 'sqlite') {
+    dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-bench-db-'));
+    dbFilename = path.join(dbDir, 'temporal.db');
+  }
+  const server = await startDevServer({ cli: opts.cli, ...(dbFilename && { dbFilename }) });
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const openai = openaiFor(opts.model);
+  const tools = benchTools(opts.resultBytes, opts.rec);
+  const agents = benchAgents();
+  return {
+    storage: opts.storage,
+    server,
+    cli: opts.cli,
+    model: opts.model,
+    rec: opts.rec,
+    bundle: opts.bundle,
+    native,
+    client,
+    resultBytes: opts.resultBytes,
+    queue(label) {
+      const taskQueue = `bench-${label}-${randomUUID().slice(0, 8)}`;
+      return { taskQueue, tiller: new TillerClient(client, taskQueue) };
+    },
+    worker(taskQueue, worker) {
+      return createWorker({
+        connection: native,
+        namespace: server.namespace,
+        taskQueue,
+        agents,
+        tools,
+        openai,
+        model: 'scripted',
+        workflowBundle: { code: opts.bundle.code },
+        ...(worker && { worker }),
+      });
+    },
+    async close() {
+      await connection.close();
+      await native.close();
+      await server.stop();
+      if (dbDir) fs.rmSync(dbDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `fn` while `worker` polls, then shuts it down. */
+export async function withWorker<T>(worker: Worker, fn: () => Promise<T>): Promise<T> {
+  return worker.runUntil(fn);
+}

@@ -1,0 +1,78 @@
+/** What the numbers were measured on: machine, load, versions, the exact command. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface MachineInfo {
+  date: string;
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  temporalCli: string;
+  sdk: string;
+  openai: string;
+  commit: string;
+  command: string;
+  uptimeAtStart: string;
+}
+
+function sh(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pkgVersion(name: string): string {
+  try {
+    const file = path.join(path.dirname(require.resolve(`${name}/package.json`)), 'package.json');
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function cpuModel(): string {
+  try {
+    const line = fs
+      .readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
+    if (line) return line.split(':').slice(1).join(':').trim();
+  } catch {
+    // not Linux
+  }
+  return os.cpus()[0]?.model ?? 'unknown';
+}
+
+export function uptime(): string {
+  return sh('uptime', []);
+}
+
+/** The 1-, 5- and 15-minute load averages, rounded. */
+export function load(): [number, number, number] {
+  const [a = 0, b = 0, c = 0] = os.loadavg();
+  return [Math.round(a * 100) / 100, Math.round(b * 100) / 100, Math.round(c * 100) / 100];
+}
+
+export function machineInfo(cli: string, argv: string[]): MachineInfo {
+  const dirty = sh('git', ['status', '--porcelain']) !== '' ? ' (with uncommitted changes)' : '';
+  return {
+    date: new Date().toISOString(),
+    cpus: Number(sh('nproc', [])) || os.cpus().length,
+    cpuModel: cpuModel(),
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    temporalCli: sh(cli, ['--version']),
+    sdk: `@temporalio/worker ${pkgVersion('@temporalio/worker')}`,
+    openai: pkgVersion('openai'),
+    commit: `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty}`,
+    command: ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' '),
+    uptimeAtStart: uptime(),
+  };
+}

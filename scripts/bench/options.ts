@@ -1,0 +1,182 @@
+/** Command-line options of `npm run bench`. Every section can be selected and scaled. */
+import path from 'node:path';
+
+export const SECTIONS = ['floor', 'durable', 'throughput', 'approval', 'query', 'history', 'paused', 'peer'] as const;
+export type Section = (typeof SECTIONS)[number];
+export type Storage = 'memory' | 'sqlite';
+
+export interface BenchOptions {
+  quick: boolean;
+  only: Section[];
+  storages: Storage[];
+  /** Storage pass that runs the paused-turns section (it is the most expensive). */
+  pausedStorage: Storage;
+  /** Tool steps per turn for the per-step latency section. */
+  steps: number;
+  /** Turns of `steps` steps each for the per-step latency (pooled for percentiles). */
+  turns: number;
+  /** Tool steps per concurrency level in the throughput section (split across the turns). */
+  throughputSteps: number;
+  concurrency: number[];
+  /** Approvals per cache mode. */
+  approvals: number;
+  /** Steps of the turn whose `state` is queried; and how many queries per cache mode. */
+  querySteps: number;
+  queries: number;
+  /** Turn lengths for the history section. */
+  historySteps: number[];
+  /** Paused turns per cache mode. */
+  paused: number;
+  /** maxCachedWorkflows of the "small cache" passes. */
+  smallCache: number;
+  /** Characters of every tool result (what the model sees back). */
+  resultBytes: number;
+  /** Where BENCHMARKS.md and bench-results.json go. */
+  outDir: string;
+  /** Re-render BENCHMARKS.md from an existing bench-results.json without measuring. */
+  renderOnly: boolean;
+  argv: string[];
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function int(name: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a non-negative integer, got ${value}`);
+  return n;
+}
+
+export const USAGE = `npm run bench -- [options]
+  --quick                 small sizes, in-memory server only (~2 min); results go to test-artifacts/bench/
+  --only a,b              sections: ${SECTIONS.join(', ')} (default: all)
+  --storage memory,sqlite dev server passes (default both; --quick: memory)
+  --paused-storage S      which pass runs the paused section (default memory)
+  --steps N               steps per turn for per-step latency (default 200)
+  --turns N               turns of --steps steps, pooled (default 5; quick 2)
+  --throughput-steps N    tool steps per concurrency level (default 1500; quick 300)
+  --concurrency 1,10,50   concurrent turns for throughput
+  --approvals N           approvals per cache mode (default 200; quick 100)
+  --query-steps N         history length of the queried turn (default 200)
+  --queries N             queries per cache mode (default 200; quick 50)
+  --history 20,100,200    turn lengths for the history section
+  --paused N              paused turns per cache mode (default 1000; quick 200)
+  --small-cache N         maxCachedWorkflows for the evicted/small-cache passes (default 0 for approval/query, N for paused: 10)
+  --result-bytes N        size of each tool result (default 200)
+  --out DIR               where BENCHMARKS.md + bench-results.json go (default: repo root for a full run)
+  --render-only           re-render BENCHMARKS.md from DIR/bench-results.json`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const opts: BenchOptions = {
+    quick,
+    only: [...SECTIONS],
+    storages: quick ? ['memory'] : ['memory', 'sqlite'],
+    pausedStorage: 'memory',
+    steps: quick ? 100 : 200,
+    turns: quick ? 2 : 5,
+    throughputSteps: quick ? 300 : 1500,
+    concurrency: [1, 10, 50],
+    approvals: quick ? 100 : 200,
+    querySteps: quick ? 100 : 200,
+    queries: quick ? 50 : 200,
+    historySteps: [20, 100, 200],
+    paused: quick ? 200 : 1000,
+    smallCache: 10,
+    resultBytes: 200,
+    outDir: '',
+    renderOnly: false,
+    argv,
+  };
+  let partial = quick;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--quick':
+        break;
+      case '--only': {
+        const wanted = list(value());
+        const bad = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+        if (bad.length) throw new Error(`unknown section(s) ${bad.join(', ')}; known: ${SECTIONS.join(', ')}`);
+        opts.only = wanted as Section[];
+        partial = true;
+        break;
+      }
+      case '--storage': {
+        const wanted = list(value());
+        if (wanted.some((s) => s !== 'memory' && s !== 'sqlite')) throw new Error('--storage takes memory and/or sqlite');
+        opts.storages = wanted as Storage[];
+        break;
+      }
+      case '--paused-storage': {
+        const v = value();
+        if (v !== 'memory' && v !== 'sqlite') throw new Error('--paused-storage takes memory or sqlite');
+        opts.pausedStorage = v;
+        break;
+      }
+      case '--steps':
+        opts.steps = int('steps', value());
+        break;
+      case '--turns':
+        opts.turns = int('turns', value());
+        break;
+      case '--throughput-steps':
+        opts.throughputSteps = int('throughput-steps', value());
+        break;
+      case '--concurrency':
+        opts.concurrency = list(value()).map((v) => int('concurrency', v));
+        break;
+      case '--approvals':
+        opts.approvals = int('approvals', value());
+        break;
+      case '--query-steps':
+        opts.querySteps = int('query-steps', value());
+        break;
+      case '--queries':
+        opts.queries = int('queries', value());
+        break;
+      case '--history':
+        opts.historySteps = list(value()).map((v) => int('history', v));
+        break;
+      case '--paused':
+        opts.paused = int('paused', value());
+        break;
+      case '--small-cache':
+        opts.smallCache = int('small-cache', value());
+        break;
+      case '--result-bytes':
+        opts.resultBytes = int('result-bytes', value());
+        break;
+      case '--out':
+        opts.outDir = path.resolve(value());
+        break;
+      case '--render-only':
+        opts.renderOnly = true;
+        break;
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${flag}\n${USAGE}`);
+    }
+  }
+  if (!opts.storages.includes(opts.pausedStorage)) opts.pausedStorage = opts.storages[0] ?? 'memory';
+  // A partial or quick run never overwrites the committed BENCHMARKS.md unless --out says so.
+  opts.outDir ||= partial ? path.join(ROOT, 'test-artifacts', 'bench') : ROOT;
+  return opts;
+}
+
+export { ROOT };

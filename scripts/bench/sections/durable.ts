@@ -1,0 +1,73 @@
+/**
+ * Durable per-step latency: turns of N instant tool steps on a real worker and dev server. A step's
+ * time is taken on the model server's side — between two consecutive model requests of the turn —
+ * so it is wall clock, outside the workflow, and includes everything Temporal adds: the workflow
+ * task that takes the model's answer, the tool activity, the workflow task that takes its result,
+ * and the next model activity's dispatch.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TillerClient } from '../../../src/client';
+import { AGENT, planInput } from '../fixture';
+import type { BenchEnv } from '../env';
+import { gaps, linearFit, round, roundSummary, summarize, type Summary } from '../stats';
+
+export interface DurableResult {
+  stepsPerTurn: number;
+  turns: number;
+  stepMs: Summary;
+  /** Client-side: start → result of the turn, divided by its steps (includes start and final answer). */
+  clientMsPerStep: number;
+  /** Least-squares slope of step time over the step index, ms per step, averaged over the turns. */
+  slopeMsPerStep: number;
+  /** slope × (steps − 1): how much slower the last step is than the first, by the fit. */
+  fittedGrowthMs: number;
+  /** p50 of the first and the last 10 % of steps, over all turns. */
+  firstTenthP50: number;
+  lastTenthP50: number;
+}
+
+export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number) {
+  const key = `durable-${randomUUID()}`;
+  const started = performance.now();
+  const handle = await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+  const result = await tiller.result(handle.workflowId);
+  const wall = performance.now() - started;
+  if (result.status !== 'completed') throw new Error(`turn ${key} ended ${result.status}: ${result.error ?? ''}`);
+  const stepTimes = gaps(env.rec.requests.get(key) ?? []);
+  env.rec.requests.delete(key);
+  if (stepTimes.length !== steps) throw new Error(`turn ${key}: expected ${steps} step times, got ${stepTimes.length}`);
+  return { key, wall, stepTimes };
+}
+
+export async function runDurable(env: BenchEnv, opts: { steps: number; turns: number }): Promise<DurableResult> {
+  const { taskQueue, tiller } = env.queue('durable');
+  const worker = await env.worker(taskQueue);
+  return worker.runUntil(async () => {
+    await runTurnOfSteps(env, tiller, 30); // warm-up
+    const all: number[] = [];
+    const slopes: number[] = [];
+    const first: number[] = [];
+    const last: number[] = [];
+    let wall = 0;
+    const tenth = Math.max(1, Math.floor(opts.steps / 10));
+    for (let t = 0; t < opts.turns; t++) {
+      const run = await runTurnOfSteps(env, tiller, opts.steps);
+      wall += run.wall;
+      all.push(...run.stepTimes);
+      slopes.push(linearFit(run.stepTimes).slope);
+      first.push(...run.stepTimes.slice(0, tenth));
+      last.push(...run.stepTimes.slice(-tenth));
+    }
+    const slope = slopes.reduce((s, x) => s + x, 0) / slopes.length;
+    return {
+      stepsPerTurn: opts.steps,
+      turns: opts.turns,
+      stepMs: roundSummary(summarize(all), 3),
+      clientMsPerStep: round(wall / (opts.steps * opts.turns), 3),
+      slopeMsPerStep: round(slope, 5),
+      fittedGrowthMs: round(slope * (opts.steps - 1), 3),
+      firstTenthP50: round(summarize(first).p50, 3),
+      lastTenthP50: round(summarize(last).p50, 3),
+    };
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Throughput: tool steps per second with C turns running at once on one worker, wall clock from
+ * the first start to the last result (so it includes starting and finishing the turns).
+ */
+import { randomUUID } from 'node:crypto';
+import { AGENT, planInput } from '../fixture';
+import type { BenchEnv } from '../env';
+import { gaps, pool, round, roundSummary, summarize, type Summary } from '../stats';
+
+export interface ThroughputLevel {
+  concurrency: number;
+  stepsPerTurn: number;
+  totalSteps: number;
+  wallS: number;
+  stepsPerS: number;
+  /** Per-step latency (model-request gaps) under this load. */
+  stepMs: Summary;
+}
+
+async function level(env: BenchEnv, tiller: import('../../../src/client').TillerClient, c: number, steps: number) {
+  const keys = Array.from({ length: c }, () => `tp-${randomUUID()}`);
+  const started = performance.now();
+  const results = await Promise.all(
+    keys.map(async (key) => {
+      await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+      return tiller.result(key);
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  const failed = results.filter((r) => r.status !== 'completed');
+  if (failed.length) throw new Error(`throughput: ${failed.length} of ${c} turns did not complete`);
+  const stepTimes = keys.flatMap((k) => gaps(env.rec.requests.get(k) ?? []));
+  for (const k of keys) env.rec.requests.delete(k);
+  return { wall, stepTimes };
+}
+
+export async function runThroughput(
+  env: BenchEnv,
+  opts: { concurrency: number[]; totalSteps: number },
+): Promise<ThroughputLevel[]> {
+  const { taskQueue, tiller } = env.queue('throughput');
+  const worker = await env.worker(taskQueue);
+  return worker.runUntil(async () => {
+    await level(env, tiller, 10, 10); // warm-up
+    const out: ThroughputLevel[] = [];
+    for (const c of opts.concurrency) {
+      const steps = Math.max(10, Math.ceil(opts.totalSteps / c));
+      const { wall, stepTimes } = await level(env, tiller, c, steps);
+      out.push({
+        concurrency: c,
+        stepsPerTurn: steps,
+        totalSteps: steps * c,
+        wallS: round(wall, 3),
+        stepsPerS: round((steps * c) / wall, 1),
+        stepMs: roundSummary(summarize(stepTimes), 2),
+      });
+    }
+    return out;
+  });
+}
+
+export { pool };
