@@ -9,6 +9,7 @@ import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus } from './
 
 export class Visibility {
   private last = '';
+  private lastDetails = '';
 
   constructor(
     private readonly state: TurnState,
@@ -17,9 +18,15 @@ export class Visibility {
 
   sync(): void {
     const pendingTools = [...new Set(this.state.pendingApprovals.map((p) => p.tool))].sort();
-    const key = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}`;
-    if (key === this.last) return;
-    this.last = key;
+    // The key includes pending ids: recorded histories upsert on exactly these changes (replay).
+    const saKey = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}`;
+    const details = renderDetails(this.state);
+    if (details !== this.lastDetails) {
+      this.lastDetails = details;
+      setCurrentDetails(details);
+    }
+    if (saKey === this.last) return;
+    this.last = saKey;
     if (this.useSearchAttributes) {
       upsertSearchAttributes([
         { key: TillerStatus, value: this.state.status },
@@ -28,7 +35,6 @@ export class Visibility {
         ...(this.state.sessionId ? [{ key: TillerSession, value: this.state.sessionId }] : []),
       ]);
     }
-    setCurrentDetails(renderDetails(this.state));
   }
 }
 
@@ -43,7 +49,11 @@ export function renderDetails(state: TurnState): string {
       `### Waiting for approval: \`${p.tool}\``,
       `- call id: \`${p.id}\``,
       `- arguments: \`${JSON.stringify(p.args)}\``,
-      `- requested: ${p.requestedAt}${p.expiresAt ? ` · expires: ${p.expiresAt}` : ' · no deadline'}`,
+      `- requested: ${p.requestedAt}${p.expiresAt ? ` · ${p.escalatesTo ? 'escalates' : 'expires'}: ${p.expiresAt}` : ' · no deadline'}`,
+      ...(p.approvers?.length ? [`- may decide: ${p.approvers.join(', ')}${p.escalated ? ' (escalated)' : ''}`] : []),
+      ...(p.escalatesTo ? [`- escalates to: ${p.escalatesTo.join(', ')}`] : []),
+      ...(p.reminders ? [`- reminders sent: ${p.reminders}`] : []),
+      ...(p.preview !== undefined ? ['- preview:', '```', p.preview, '```'] : []),
       `- approve: \`tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
       `- deny: \`tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
     );

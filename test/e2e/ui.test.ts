@@ -160,7 +160,8 @@ test('a person finds the waiting turn in the Temporal UI and reads what it waits
 
   // The Queries tab runs the `state` query through the worker.
   await page.getByRole('tab', { name: 'Queries' }).click();
-  await page.getByTestId('query-select-button').waitFor();
+  await page.getByTestId('query-select-button').click();
+  await page.getByRole('menuitem', { name: 'state', exact: true }).click();
   await page.getByRole('button', { name: 'Run Query' }).click();
   await page.getByText(`"${call.id}"`).first().waitFor();
   await page.getByText('"awaiting_approval"').first().waitFor();

@@ -3,9 +3,10 @@
  * the first start to the last result (so it includes starting and finishing the turns).
  */
 import { randomUUID } from 'node:crypto';
+import type { TillerClient } from '../../../src/client';
 import { AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
-import { gaps, pool, round, roundSummary, summarize, type Summary } from '../stats';
+import { gaps, round, roundSummary, summarize, type Summary } from '../stats';
 
 export interface ThroughputLevel {
   concurrency: number;
@@ -17,7 +18,7 @@ export interface ThroughputLevel {
   stepMs: Summary;
 }
 
-async function level(env: BenchEnv, tiller: import('../../../src/client').TillerClient, c: number, steps: number) {
+async function level(env: BenchEnv, tiller: TillerClient, c: number, steps: number) {
   const keys = Array.from({ length: c }, () => `tp-${randomUUID()}`);
   const started = performance.now();
   const results = await Promise.all(
@@ -58,5 +59,3 @@ export async function runThroughput(
     return out;
   });
 }
-
-export { pool };

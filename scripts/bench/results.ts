@@ -1,0 +1,55 @@
+/** The shape of bench-results.json: everything BENCHMARKS.md is rendered from. */
+import type { MachineInfo } from './machine';
+import type { Storage } from './options';
+import type { ApprovalResult } from './sections/approval';
+import type { DurableResult } from './sections/durable';
+import type { FloorResult } from './sections/floor';
+import type { HistoryResult } from './sections/history';
+import type { PausedPass } from './sections/paused';
+import type { PeerResult } from './sections/peer';
+import type { QueryResult } from './sections/query';
+import type { ThroughputLevel } from './sections/throughput';
+
+/** A section's result with the machine load around it. */
+export interface Timed<T> {
+  result?: T;
+  error?: string;
+  seconds: number;
+  loadStart: [number, number, number];
+  loadEnd: [number, number, number];
+}
+
+export interface StoragePass {
+  storage: Storage;
+  durable?: Timed<DurableResult>;
+  throughput?: Timed<ThroughputLevel[]>;
+  approval?: Timed<ApprovalResult[]>;
+  query?: Timed<QueryResult>;
+  paused?: Timed<PausedPass[]>;
+}
+
+export interface BenchResults {
+  machine: MachineInfo;
+  settings: {
+    quick: boolean;
+    sections: string[];
+    storages: Storage[];
+    steps: number;
+    turns: number;
+    throughputSteps: number;
+    concurrency: number[];
+    approvals: number;
+    querySteps: number;
+    queries: number;
+    historySteps: number[];
+    paused: number;
+    smallCache: number;
+    resultBytes: number;
+  };
+  floor?: Timed<FloorResult>;
+  passes: StoragePass[];
+  history?: Timed<HistoryResult>;
+  peer?: Timed<PeerResult>;
+  uptimeAtEnd: string;
+  totalSeconds: number;
+}

@@ -1,0 +1,103 @@
+/**
+ * History: events and bytes per tool step, and the whole history's size for turns of several
+ * lengths. Bytes are the encoded protobuf size of the history (what the server stores and sends a
+ * replaying worker) and the length of its JSON export (`temporal workflow show -o json` format).
+ * The share of `callModel` inputs shows whether each model call re-records the whole conversation.
+ */
+import { randomUUID } from 'node:crypto';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { AGENT, planInput } from '../fixture';
+import type { BenchEnv } from '../env';
+import { quadraticThrough, round } from '../stats';
+
+export interface HistoryTurn {
+  steps: number;
+  events: number;
+  protoBytes: number;
+  jsonBytes: number;
+  eventsPerStep: number;
+  bytesPerStep: number;
+  /** Bytes of the `callModel` activity inputs recorded in ActivityTaskScheduled events. */
+  modelInputBytes: number;
+  eventTypes: Record<string, number>;
+}
+
+export interface HistoryResult {
+  turns: HistoryTurn[];
+  /** Events added per extra tool step, between the shortest and the longest turn. */
+  marginalEventsPerStep: number;
+  /** Bytes added per extra step, in the first and the last interval between turn lengths. */
+  marginalBytesPerStepFirst: number;
+  marginalBytesPerStepLast: number;
+  /** bytes ≈ a + b·n + c·n² through the three sizes (when three are measured). */
+  fit?: { a: number; b: number; c: number; quadraticShareAtLongest: number };
+  growth: 'linear' | 'superlinear';
+}
+
+const EventType = temporal.api.enums.v1.EventType;
+
+export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Promise<HistoryResult> {
+  const { taskQueue, tiller } = env.queue('history');
+  const worker = await env.worker(taskQueue);
+  const turns = await worker.runUntil(async () => {
+    const out: HistoryTurn[] = [];
+    for (const steps of opts.steps) {
+      const key = `history-${randomUUID()}`;
+      await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+      const result = await tiller.result(key);
+      if (result.status !== 'completed') throw new Error(`history turn ${key} ended ${result.status}`);
+      env.rec.requests.delete(key);
+      const history = await env.client.workflow.getHandle(key).fetchHistory();
+      const events = history.events ?? [];
+      const protoBytes = temporal.api.history.v1.History.encode(history).finish().length;
+      const jsonBytes = Buffer.byteLength(historyToJSON(history));
+      const eventTypes: Record<string, number> = {};
+      let modelInputBytes = 0;
+      for (const e of events) {
+        const name = (EventType[e.eventType ?? 0] ?? 'UNKNOWN').replace(/^EVENT_TYPE_/, '');
+        eventTypes[name] = (eventTypes[name] ?? 0) + 1;
+        const scheduled = e.activityTaskScheduledEventAttributes;
+        if (scheduled?.activityType?.name === 'callModel') {
+          for (const p of scheduled.input?.payloads ?? []) modelInputBytes += p.data?.length ?? 0;
+        }
+      }
+      out.push({
+        steps,
+        events: events.length,
+        protoBytes,
+        jsonBytes,
+        eventsPerStep: round(events.length / steps, 2),
+        bytesPerStep: Math.round(protoBytes / steps),
+        modelInputBytes,
+        eventTypes,
+      });
+    }
+    return out;
+  });
+  const sorted = [...turns].sort((a, b) => a.steps - b.steps);
+  const lo = sorted[0]!;
+  const hi = sorted[sorted.length - 1]!;
+  const per = (a: HistoryTurn, b: HistoryTurn) => (b.protoBytes - a.protoBytes) / Math.max(1, b.steps - a.steps);
+  const first = sorted.length >= 2 ? per(sorted[0]!, sorted[1]!) : Number.NaN;
+  const last = sorted.length >= 2 ? per(sorted[sorted.length - 2]!, hi) : Number.NaN;
+  let fit: HistoryResult['fit'];
+  if (sorted.length === 3) {
+    const q = quadraticThrough(sorted.map((t) => [t.steps, t.protoBytes] as [number, number]));
+    fit = {
+      a: Math.round(q.a),
+      b: round(q.b, 1),
+      c: round(q.c, 3),
+      quadraticShareAtLongest: round((q.c * hi.steps * hi.steps) / hi.protoBytes, 3),
+    };
+  }
+  return {
+    turns: sorted,
+    marginalEventsPerStep: round((hi.events - lo.events) / Math.max(1, hi.steps - lo.steps), 2),
+    marginalBytesPerStepFirst: Math.round(first),
+    marginalBytesPerStepLast: Math.round(last),
+    ...(fit && { fit }),
+    // Linear growth adds the same bytes per step late in the turn as early; allow 25 % for noise in sizes.
+    growth: last <= first * 1.25 ? 'linear' : 'superlinear',
+  };
+}
