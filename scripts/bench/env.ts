@@ -128,8 +128,3 @@ export async function startEnv(opts: {
     },
   };
 }
-
-/** Runs `fn` while `worker` polls, then shuts it down. */
-export async function withWorker<T>(worker: Worker, fn: () => Promise<T>): Promise<T> {
-  return worker.runUntil(fn);
-}
