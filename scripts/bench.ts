@@ -10,7 +10,7 @@ import path from 'node:path';
 import * as prettier from 'prettier';
 import { startEnv, buildBundle, startBenchModel, openaiFor, type BenchEnv, type Bundle } from './bench/env';
 import { benchTools, Recorder } from './bench/fixture';
-import { load, machineInfo, uptime } from './bench/machine';
+import { cpuShare, cpuTicks, load, machineInfo, uptime } from './bench/machine';
 import { parseOptions, ROOT, type BenchOptions, type Section } from './bench/options';
 import { renderMarkdown } from './bench/render';
 import type { BenchResults, StoragePass, Timed } from './bench/results';
@@ -34,17 +34,29 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<Timed<T>> {
   const loadStart = load();
   log(`${label} … (load ${loadStart.join(' ')})`);
+  const ticks = cpuTicks();
   const t0 = performance.now();
+  const end = () => {
+    const cpu = cpuShare(ticks, cpuTicks());
+    return {
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+      loadStart,
+      loadEnd: load(),
+      ...(cpu && { cpu }),
+    };
+  };
   try {
     const result = await fn();
-    const seconds = (performance.now() - t0) / 1000;
-    log(`${label} done in ${seconds.toFixed(1)} s`);
-    return { result, seconds: Math.round(seconds * 10) / 10, loadStart, loadEnd: load() };
+    const done = end();
+    log(
+      `${label} done in ${done.seconds} s${done.cpu ? ` (machine busy ${done.cpu.busyPct} %, steal ${done.cpu.stealPct} %)` : ''}`,
+    );
+    return { result, ...done };
   } catch (err) {
-    const seconds = (performance.now() - t0) / 1000;
+    const done = end();
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    log(`${label} FAILED after ${seconds.toFixed(1)} s: ${error}`);
-    return { error, seconds: Math.round(seconds * 10) / 10, loadStart, loadEnd: load() };
+    log(`${label} FAILED after ${done.seconds} s: ${error}`);
+    return { error, ...done };
   }
 }
 
@@ -55,7 +67,9 @@ async function writeOutputs(results: BenchResults, outDir: string): Promise<void
   fs.writeFileSync(path.join(outDir, 'bench-results.json'), json);
   const md = await prettier.format(renderMarkdown(results), { ...config, parser: 'markdown' });
   fs.writeFileSync(path.join(outDir, 'BENCHMARKS.md'), md);
-  log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'BENCHMARKS.md')) || 'BENCHMARKS.md'} and bench-results.json`);
+  log(
+    `wrote ${path.relative(process.cwd(), path.join(outDir, 'BENCHMARKS.md')) || 'BENCHMARKS.md'} and bench-results.json`,
+  );
 }
 
 function settingsOf(o: BenchOptions): BenchResults['settings'] {
@@ -70,6 +84,7 @@ function settingsOf(o: BenchOptions): BenchResults['settings'] {
     approvals: o.approvals,
     querySteps: o.querySteps,
     queries: o.queries,
+    evictedQueries: o.evictedQueries,
     historySteps: o.historySteps,
     paused: o.paused,
     smallCache: o.smallCache,
@@ -86,6 +101,7 @@ async function main(): Promise<number> {
   }
   const want = (s: Section) => opts.only.includes(s);
   const t0 = performance.now();
+  const ticks0 = cpuTicks();
   const { cli } = ensureTemporal({ needTestServer: false });
   const results: BenchResults = {
     machine: machineInfo(cli, opts.argv),
@@ -100,7 +116,13 @@ async function main(): Promise<number> {
   try {
     if (want('floor')) {
       results.floor = await timed('floor', () =>
-        runFloor({ openai: openaiFor(model), tools: benchTools(opts.resultBytes), rec, steps: opts.steps, turns: opts.turns }),
+        runFloor({
+          openai: openaiFor(model),
+          tools: benchTools(opts.resultBytes),
+          rec,
+          steps: opts.steps,
+          turns: opts.turns,
+        }),
       );
     }
     const temporalSections: Section[] = ['durable', 'throughput', 'approval', 'query', 'history', 'paused', 'peer'];
@@ -114,7 +136,10 @@ async function main(): Promise<number> {
           env = await startEnv({ storage, cli, model, rec, bundle: b, resultBytes: opts.resultBytes });
         } catch (err) {
           log(`could not start the ${storage} dev server: ${String(err)}`);
-          results.passes.push({ storage, durable: { error: String(err), seconds: 0, loadStart: load(), loadEnd: load() } });
+          results.passes.push({
+            storage,
+            durable: { error: String(err), seconds: 0, loadStart: load(), loadEnd: load() },
+          });
           continue;
         }
         log(`${storage} dev server at ${env.server.address}`);
@@ -133,13 +158,19 @@ async function main(): Promise<number> {
               await runApproval(env, { approvals: opts.approvals, cache: 'evicted' }),
             ]);
           if (want('query'))
-            pass.query = await timed(tag('query'), () => runQuery(env, { steps: opts.querySteps, queries: opts.queries }));
+            pass.query = await timed(tag('query'), () =>
+              runQuery(env, { steps: opts.querySteps, queries: opts.queries, evictedQueries: opts.evictedQueries }),
+            );
           if (want('history') && i === 0)
             results.history = await timed(tag('history'), () => runHistory(env, { steps: opts.historySteps }));
           if (want('paused') && storage === opts.pausedStorage)
-            pass.paused = await timed(tag('paused'), () => runPaused(env, { turns: opts.paused, smallCache: opts.smallCache }));
+            pass.paused = await timed(tag('paused'), () =>
+              runPaused(env, { turns: opts.paused, smallCache: opts.smallCache }),
+            );
           if (want('peer') && i === 0)
-            results.peer = await timed(tag('peer'), () => runPeer(env, { steps: opts.steps, turns: opts.turns }));
+            results.peer = await timed(tag('peer'), () =>
+              runPeer(env, { steps: opts.steps, turns: Math.max(1, Math.ceil(opts.turns / 2)) }),
+            );
         } finally {
           await env.close();
         }
@@ -150,6 +181,8 @@ async function main(): Promise<number> {
   }
   results.uptimeAtEnd = uptime();
   results.totalSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  const cpu = cpuShare(ticks0, cpuTicks());
+  if (cpu) results.cpu = cpu;
   await writeOutputs(results, opts.outDir);
   for (const t of evaluateTargets(results)) log(`${t.status.padEnd(12)} ${t.target}: ${t.measured}`);
   const failed = [

@@ -46,9 +46,9 @@ export async function buildBundle(): Promise<Bundle> {
 
 /** The scripted model on loopback with the bench script; shared by the floor and the durable runs. */
 export async function startBenchModel(rec: Recorder): Promise<ScriptedModel> {
-  let model: ScriptedModel | undefined;
-  model = await startScriptedModel({ script: benchScript(rec, () => model) });
-  return model;
+  const holder: { model?: ScriptedModel } = {};
+  holder.model = await startScriptedModel({ script: benchScript(rec, () => holder.model) });
+  return holder.model;
 }
 
 export function openaiFor(model: ScriptedModel): OpenAI {

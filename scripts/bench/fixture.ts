@@ -2,7 +2,7 @@
  * The benchmark's agent, tools and model script. The model is the project's scripted model (a real
  * HTTP server on loopback) driven by a stateless script: the turn's input names a plan
  * (`steps` instant tool calls, then `gated` calls that need approval, then a final answer), and the
- * script derives the next answer from how many assistant messages the request already carries, so
+ * script derives the next answer from how many tool results the request already carries, so
  * any number of turns can run concurrently against one server.
  *
  * The script also timestamps every request per turn (wall clock, outside the workflow): the time
@@ -24,6 +24,8 @@ export interface Plan {
 
 export const AGENT = 'bench';
 export const GATED_AGENT = 'bench_gated';
+/** Like AGENT, but the model is called without streaming (as the peer calls it). */
+export const UNARY_AGENT = 'bench_unary';
 export const STEP_TOOL = 'step_tool';
 export const GATED_TOOL = 'gated_tool';
 export const INSTRUCTIONS = 'You are a benchmark agent. Call the tools you are told to call.';
@@ -84,8 +86,10 @@ export function benchScript(rec: Recorder | undefined, model: () => ScriptedMode
     const plan = planOf(body);
     if (!plan) return { error: { status: 400, message: 'bench: the first user message carries no plan' } };
     rec?.request(plan.key, at);
+    // Steps done = tool results the conversation already carries (one tool call per answer), which
+    // holds however a client groups assistant text and tool calls into messages.
     const messages: any[] = body.messages;
-    const k = messages.filter((msg) => msg?.role === 'assistant').length;
+    const k = messages.filter((msg) => msg?.role === 'tool').length;
     const usage = { prompt_tokens: 10, completion_tokens: 5 };
     if (k < plan.steps) {
       return { content: `step ${k}`, toolCalls: [{ id: callId(k), name: STEP_TOOL, arguments: { i: k } }], usage };
@@ -121,6 +125,13 @@ export function benchTools(resultBytes: number, rec?: Recorder): ToolDefinition<
 export function benchAgents(): AgentDefinition[] {
   return [
     defineAgent({ name: AGENT, instructions: INSTRUCTIONS, tools: [STEP_TOOL], maxModelCalls: 1_000_000 }),
+    defineAgent({
+      name: UNARY_AGENT,
+      instructions: INSTRUCTIONS,
+      tools: [STEP_TOOL],
+      maxModelCalls: 1_000_000,
+      stream: false,
+    }),
     defineAgent({
       name: GATED_AGENT,
       instructions: INSTRUCTIONS,

@@ -76,3 +76,31 @@ export function machineInfo(cli: string, argv: string[]): MachineInfo {
     uptimeAtStart: uptime(),
   };
 }
+
+/** Aggregate CPU counters from /proc/stat (Linux), in clock ticks. */
+export interface CpuTicks {
+  busy: number;
+  idle: number;
+  steal: number;
+  total: number;
+}
+
+export function cpuTicks(): CpuTicks | undefined {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const [, ...fields] = line.trim().split(/\s+/);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields.map(Number);
+    const busy = user + nice + system + irq + softirq;
+    return { busy, idle: idle + iowait, steal, total: busy + idle + iowait + steal };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Share of the machine's CPU time between two samples: busy (any process), idle, stolen by the hypervisor. */
+export function cpuShare(a: CpuTicks | undefined, b: CpuTicks | undefined) {
+  if (!a || !b || b.total === a.total) return undefined;
+  const d = b.total - a.total;
+  const pct = (x: number) => Math.round((x / d) * 1000) / 10;
+  return { busyPct: pct(b.busy - a.busy), idlePct: pct(b.idle - a.idle), stealPct: pct(b.steal - a.steal) };
+}

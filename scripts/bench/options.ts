@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** Steps of the turn whose `state` is queried; and how many queries per cache mode. */
   querySteps: number;
   queries: number;
+  /** Queries with a worker that caches nothing (each replays the whole history, so they are slow). */
+  evictedQueries: number;
   /** Turn lengths for the history section. */
   historySteps: number[];
   /** Paused turns per cache mode. */
@@ -54,23 +56,25 @@ function int(name: string, value: string | undefined): number {
 }
 
 export const USAGE = `npm run bench -- [options]
-  --quick                 small sizes, in-memory server only (~2 min); results go to test-artifacts/bench/
+  --quick                 a smoke run (~2-3 min): small sizes, in-memory server only; writes to test-artifacts/bench/
   --only a,b              sections: ${SECTIONS.join(', ')} (default: all)
-  --storage memory,sqlite dev server passes (default both; --quick: memory)
+  --storage memory,sqlite dev server passes (default both; --quick: memory). History, paused and peer run once.
   --paused-storage S      which pass runs the paused section (default memory)
-  --steps N               steps per turn for per-step latency (default 200)
-  --turns N               turns of --steps steps, pooled (default 5; quick 2)
-  --throughput-steps N    tool steps per concurrency level (default 1500; quick 300)
+  --steps N               tool steps per turn for per-step latency and the peer (default 200; quick 50)
+  --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1; peer: half)
+  --throughput-steps N    tool steps per concurrency level (default 1000; quick 150)
   --concurrency 1,10,50   concurrent turns for throughput
-  --approvals N           approvals per cache mode (default 200; quick 100)
-  --query-steps N         history length of the queried turn (default 200)
-  --queries N             queries per cache mode (default 200; quick 50)
-  --history 20,100,200    turn lengths for the history section
-  --paused N              paused turns per cache mode (default 1000; quick 200)
-  --small-cache N         maxCachedWorkflows for the evicted/small-cache passes (default 0 for approval/query, N for paused: 10)
-  --result-bytes N        size of each tool result (default 200)
-  --out DIR               where BENCHMARKS.md + bench-results.json go (default: repo root for a full run)
-  --render-only           re-render BENCHMARKS.md from DIR/bench-results.json`;
+  --approvals N           approvals per cache mode (default 100; quick 20)
+  --query-steps N         tool steps in the history of the queried turn (default 200; quick 50)
+  --queries N             cached queries (default 200; quick 30)
+  --evicted-queries N     queries with a cache-less worker (default 30; quick 5)
+  --history 20,100,200    turn lengths for the history section (quick 10,20,40)
+  --paused N              paused turns per cache mode (default 1000; quick 100; the issue's figure is 10000)
+  --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
+  --result-bytes N        characters of every tool result (default 200)
+  --out DIR               where BENCHMARKS.md + bench-results.json go (default: the repo root for a full run,
+                          test-artifacts/bench/ for --quick or --only)
+  --render-only           re-render DIR/BENCHMARKS.md from DIR/bench-results.json`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const quick = argv.includes('--quick');
@@ -79,15 +83,16 @@ export function parseOptions(argv: string[]): BenchOptions {
     only: [...SECTIONS],
     storages: quick ? ['memory'] : ['memory', 'sqlite'],
     pausedStorage: 'memory',
-    steps: quick ? 100 : 200,
-    turns: quick ? 2 : 5,
-    throughputSteps: quick ? 300 : 1500,
+    steps: quick ? 50 : 200,
+    turns: quick ? 1 : 5,
+    throughputSteps: quick ? 150 : 1000,
     concurrency: [1, 10, 50],
-    approvals: quick ? 100 : 200,
-    querySteps: quick ? 100 : 200,
-    queries: quick ? 50 : 200,
-    historySteps: [20, 100, 200],
-    paused: quick ? 200 : 1000,
+    approvals: quick ? 20 : 100,
+    querySteps: quick ? 50 : 200,
+    queries: quick ? 30 : 200,
+    evictedQueries: quick ? 5 : 30,
+    historySteps: quick ? [10, 20, 40] : [20, 100, 200],
+    paused: quick ? 100 : 1000,
     smallCache: 10,
     resultBytes: 200,
     outDir: '',
@@ -115,7 +120,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       }
       case '--storage': {
         const wanted = list(value());
-        if (wanted.some((s) => s !== 'memory' && s !== 'sqlite')) throw new Error('--storage takes memory and/or sqlite');
+        if (wanted.some((s) => s !== 'memory' && s !== 'sqlite'))
+          throw new Error('--storage takes memory and/or sqlite');
         opts.storages = wanted as Storage[];
         break;
       }
@@ -145,6 +151,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--queries':
         opts.queries = int('queries', value());
+        break;
+      case '--evicted-queries':
+        opts.evictedQueries = int('evicted-queries', value());
         break;
       case '--history':
         opts.historySteps = list(value()).map((v) => int('history', v));

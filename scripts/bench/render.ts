@@ -7,7 +7,10 @@ const f = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 const table = (head: string[], rows: (string | number)[][]) =>
   [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
-const loadOf = (t: Timed<unknown>) => `load ${t.loadStart.join(' / ')} → ${t.loadEnd.join(' / ')}, ${f(t.seconds, 0)} s`;
+const loadOf = (t: Timed<unknown>) =>
+  `load ${t.loadStart.join(' / ')} → ${t.loadEnd.join(' / ')}` +
+  (t.cpu ? `; CPU busy ${f(t.cpu.busyPct, 0)} %, steal ${f(t.cpu.stealPct, 0)} %` : '') +
+  `; ${f(t.seconds, 0)} s`;
 const pct = (s: Summary, d = 2) => [f(s.p50, d), f(s.p95, d), f(s.p99, d), f(s.mean, d), s.n];
 
 function sectionHeader<T>(title: string, t: Timed<T> | undefined, lines: string[]): t is Timed<T> & { result: T } {
@@ -49,8 +52,14 @@ export function renderMarkdown(r: BenchResults): string {
         ['load at end', `\`${r.uptimeAtEnd}\``],
         ['total time', `${f(r.totalSeconds, 0)} s`],
         [
+          'machine CPU during the run',
+          r.cpu
+            ? `busy ${f(r.cpu.busyPct, 0)} %, idle ${f(r.cpu.idlePct, 0)} %, stolen by the hypervisor ${f(r.cpu.stealPct, 0)} % (all processes, /proc/stat)`
+            : '—',
+        ],
+        [
           'sizes',
-          `${s.quick ? 'quick; ' : ''}steps ${s.steps} × ${s.turns} turns; throughput ${s.throughputSteps} steps per level; ${s.approvals} approvals per mode; ${s.queries} queries on a ${s.querySteps}-step turn; history ${s.historySteps.join('/')}; ${s.paused} paused turns per cache mode; tool results of ${s.resultBytes} chars`,
+          `${s.quick ? 'quick; ' : ''}steps ${s.steps} × ${s.turns} turns; throughput ${s.throughputSteps} steps per level; ${s.approvals} approvals per mode; ${s.queries} cached + ${s.evictedQueries} evicted queries on a ${s.querySteps}-step turn; history ${s.historySteps.join('/')}; ${s.paused} paused turns per cache mode; tool results of ${s.resultBytes} chars`,
         ],
       ],
     ),
@@ -79,10 +88,7 @@ export function renderMarkdown(r: BenchResults): string {
       'the conversation growing exactly as in a turn. Step time = time between two consecutive model requests at the',
       'model server (the same measure as the durable runs).',
       '',
-      table(
-        ['', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'steps'],
-        [['floor, per tool step', ...pct(fl.stepMs, 3)]],
-      ),
+      table(['', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'steps'], [['floor, per tool step', ...pct(fl.stepMs, 3)]]),
       '',
       `${fl.turns} turns of ${fl.stepsPerTurn} steps; client-side ${f(fl.clientMsPerStep, 3)} ms per step; slope ${f(fl.slopeMsPerStep, 5)} ms per step index.`,
     );
@@ -165,7 +171,16 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     tpRows.length
       ? table(
-          ['storage', 'concurrent turns', 'turns × steps', 'wall s', 'tool steps/s', 'step p50 ms', 'step p95 ms', 'load'],
+          [
+            'storage',
+            'concurrent turns',
+            'turns × steps',
+            'wall s',
+            'tool steps/s',
+            'step p50 ms',
+            'step p95 ms',
+            'load',
+          ],
           tpRows,
         )
       : '_Not run in this invocation._',
@@ -339,27 +354,55 @@ export function renderMarkdown(r: BenchResults): string {
   const peer = r.peer;
   if (sectionHeader('8. Peer: @temporalio/openai-agents', peer, L)) {
     const x = peer.result;
-    if (!x.ran) {
-      L.push('Did not run:', '', '```', x.error ?? '', '```');
-    } else {
+    L.push(
+      'The official integration (`@temporalio/openai-agents` + `@openai/agents`, `bench/peer/`, its own',
+      'node_modules) with the same tool as an activity (`activityAsTool`), the same instructions, the same dev',
+      'server and scripted model, run in a process of its own; step times taken on the model server as for ours.',
+      'It calls the model without streaming, so ours runs here both unary (like for like) and streamed (our',
+      'default), right before the peer, over the same turns.',
+      '',
+    );
+    const line = (name: string, v: NonNullable<typeof x.peer> | undefined) =>
+      v
+        ? [
+            name,
+            ...pct(v.stepMs).slice(0, 4),
+            f(v.clientMsPerStep),
+            v.history.events,
+            f(v.history.eventsPerStep),
+            v.history.protoBytes,
+          ]
+        : [name, '—', '—', '—', '—', '—', '—', '—', '—'];
+    L.push(
+      table(
+        [
+          '',
+          'p50 ms',
+          'p95 ms',
+          'p99 ms',
+          'mean ms',
+          'client ms/step',
+          'history events',
+          'events/step',
+          'history bytes',
+        ],
+        [
+          line('Tiller, unary', x.oursUnary),
+          line('Tiller, streamed', x.oursStreamed),
+          line('official integration', x.peer),
+        ],
+      ),
+    );
+    if (x.stepsPerTurn !== undefined) L.push('', `${x.turns} turns of ${x.stepsPerTurn} steps each.`);
+    if (x.versions) {
       L.push(
-        `Versions: ${Object.entries(x.versions ?? {})
+        '',
+        `Versions: ${Object.entries(x.versions)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')}.`,
-        '',
-        table(
-          ['', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'steps', 'events/step', 'history bytes'],
-          [
-            [
-              'official integration, per tool step',
-              ...(x.stepMs ? pct(x.stepMs) : ['—', '—', '—', '—', 0]),
-              f(x.eventsPerStep),
-              x.historyProtoBytes ?? '—',
-            ],
-          ],
-        ),
       );
     }
+    if (!x.ran) L.push('', 'The peer did not run:', '', '```', x.error ?? '', '```');
   }
   L.push('');
   return L.join('\n');

@@ -17,6 +17,8 @@ export interface Timed<T> {
   seconds: number;
   loadStart: [number, number, number];
   loadEnd: [number, number, number];
+  /** Whole-machine CPU during the section (all processes, from /proc/stat). */
+  cpu?: { busyPct: number; idlePct: number; stealPct: number };
 }
 
 export interface StoragePass {
@@ -41,6 +43,7 @@ export interface BenchResults {
     approvals: number;
     querySteps: number;
     queries: number;
+    evictedQueries: number;
     historySteps: number[];
     paused: number;
     smallCache: number;
@@ -52,4 +55,5 @@ export interface BenchResults {
   peer?: Timed<PeerResult>;
   uptimeAtEnd: string;
   totalSeconds: number;
+  cpu?: { busyPct: number; idlePct: number; stealPct: number };
 }

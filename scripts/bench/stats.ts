@@ -87,7 +87,11 @@ export function roundSummary(s: Summary, digits = 2): Summary {
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {

@@ -4,12 +4,27 @@
  * so everything it does can also be done from the `temporal` CLI or another SDK.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  WithStartWorkflowOperation,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { connectClient, temporalSettings, type TemporalSettings } from '../config';
 import type { TurnEvent } from '../core/events';
-import type { Decision, RecordedDecision, TrustGrant, TurnResult, TurnState } from '../core/schemas';
+import type {
+  Decision,
+  RecordedDecision,
+  SessionInput,
+  SessionState,
+  TrustGrant,
+  TurnResult,
+  TurnState,
+} from '../core/schemas';
 import { decideSignal, decideUpdate, stateQuery, WORKFLOW_TYPE_TURN } from '../workflows/messages';
+import { revokeTrustUpdate, sendUpdate, sessionStateQuery, WORKFLOW_TYPE_SESSION } from '../workflows/session-messages';
 
 export interface StartTurnOptions {
   agent: string;
@@ -28,7 +43,7 @@ export interface PendingTurn {
   startTime: Date;
 }
 
-/** A decision the workflow refused (unknown id, already decided, malformed …), with its reason. */
+/** An update the workflow refused (unknown id, already decided, malformed, busy session …), with its reason. */
 export class DecisionRejectedError extends Error {
   override readonly name = 'DecisionRejectedError';
 }
@@ -154,6 +169,49 @@ export class TillerClient {
       if (out.length >= (opts.limit ?? 100)) break;
     }
     return out;
+  }
+
+  /**
+   * Sends the next input of a conversation: starts the session on first use (update-with-start) and
+   * returns the turn id of the turn it runs. Rejected while the session's previous turn still runs.
+   */
+  async send(
+    sessionId: string,
+    input: string,
+    opts: Omit<SessionInput, 'carried'> = { agent: 'assistant' },
+  ): Promise<{ turnId: string }> {
+    const startWorkflowOperation = new WithStartWorkflowOperation(WORKFLOW_TYPE_SESSION, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [opts],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `session ${sessionId} · ${opts.agent}`,
+    });
+    try {
+      return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {
+        args: [{ input }],
+        startWorkflowOperation,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw new DecisionRejectedError(err.cause?.message ?? err.message);
+      throw err;
+    }
+  }
+
+  sessionState(sessionId: string): Promise<SessionState> {
+    return this.handle(sessionId).query(sessionStateQuery);
+  }
+
+  /** Revokes a session trust grant (from the next turn on); returns the grants left. */
+  async revokeTrust(sessionId: string, tool: string, scope?: 'turn' | 'session'): Promise<TrustGrant[]> {
+    try {
+      return await this.handle(sessionId).executeUpdate(revokeTrustUpdate, {
+        args: [{ tool, ...(scope !== undefined && { scope }) }],
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw new DecisionRejectedError(err.cause?.message ?? err.message);
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

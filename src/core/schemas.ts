@@ -18,11 +18,20 @@ export const TrustGrant = z.object({
 });
 export type TrustGrant = z.infer<typeof TrustGrant>;
 
+/** A message of the conversation so far, as a session passes it to its next turn. */
+export const ConversationMessage = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
 export const TurnInput = z.object({
   agent: z.string().min(1, 'agent is required'),
   input: z.string(),
   sessionId: z.string().optional(),
   trust: z.array(TrustGrant).optional(),
+  /** Earlier user/assistant messages, placed between the instructions and this input. */
+  history: z.array(ConversationMessage).optional(),
 });
 export type TurnInput = z.infer<typeof TurnInput>;
 
@@ -139,4 +148,66 @@ export function emptyUsage(): Usage {
 /** One readable line from a zod error, e.g. `approved: approved must be true or false`. */
 export function formatZodError(error: z.ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+export interface TurnSummary {
+  turnId: string;
+  input: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  output?: string;
+  error?: string;
+  usage?: Usage;
+  startedAt: string;
+  endedAt?: string;
+}
+
+/** What an `agentSession` carries from one run to the next through continue-as-new: plain JSON. */
+export interface SessionCarry {
+  conversation: ConversationMessage[];
+  trust: TrustGrant[];
+  usage: Usage;
+  turns: TurnSummary[];
+  turnSeq: number;
+  runs: number;
+}
+
+export const SessionInput = z.object({
+  agent: z.string().min(1, 'agent is required'),
+  trust: z.array(TrustGrant).optional(),
+  /** Continue as new after this many turns in one run (besides Temporal's own suggestion). */
+  maxTurnsPerRun: z.number().int().positive().optional(),
+  /** Continue as new once the run's history passes this many events. */
+  maxHistoryEvents: z.number().int().positive().optional(),
+  /** Internal: state carried through continue-as-new. */
+  carried: z.any().optional(),
+});
+export type SessionInput = Omit<z.infer<typeof SessionInput>, 'carried'> & { carried?: SessionCarry };
+
+export const SendInput = z.strictObject({ input: z.string().min(1, 'input must not be empty') });
+export type SendInput = z.infer<typeof SendInput>;
+
+export const RevokeTrustInput = z.strictObject({
+  tool: z.string().min(1),
+  scope: z.enum(['turn', 'session']).optional(),
+});
+export type RevokeTrustInput = z.infer<typeof RevokeTrustInput>;
+
+export interface TurnProgress {
+  turnId: string;
+  status: TurnStatus;
+  pendingApprovals: PendingApproval[];
+}
+
+export interface SessionState {
+  version: number;
+  sessionId: string;
+  agent: string;
+  status: 'idle' | 'running';
+  currentTurn?: TurnProgress;
+  turns: TurnSummary[];
+  trust: TrustGrant[];
+  usage: Usage;
+  conversationLength: number;
+  /** How many times this session has continued as new. */
+  runs: number;
 }

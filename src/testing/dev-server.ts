@@ -21,6 +21,8 @@ export interface DevServerOptions {
   cli: string;
   ip?: string;
   port?: number;
+  /** HTTP API port (default: a free one). */
+  httpPort?: number;
   /** Start the web UI on this port (default: no UI). */
   uiPort?: number;
   /** Persist to this SQLite file instead of memory. */
@@ -73,6 +75,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     String(port),
     '--namespace',
     namespace,
+    // Every port chosen here: concurrent dev servers (tests, benchmarks) must not collide.
+    '--http-port',
+    String(opts.httpPort ?? (await freePort(ip))),
+    '--metrics-port',
+    String(await freePort(ip)),
     '--log-level',
     opts.logLevel ?? 'error',
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),

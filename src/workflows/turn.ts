@@ -15,11 +15,9 @@ import {
   log,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import { msToNumber } from '@temporalio/common/lib/time';
 import type { TillerActivities } from '../activities';
-import { argsDigest } from '../core/digest';
 import type { TurnEventBody } from '../core/events';
-import { approvalGate, deniedResult, timedOutResult, unknownToolResult } from '../core/policy';
+import { approvalGate, deniedResult, unknownToolResult } from '../core/policy';
 import { formatZodError, TurnInput, type RecordedDecision, type TurnResult, type TurnState } from '../core/schemas';
 import type { AgentSpec, ChatMessage, GateSpec, HookFailure, RunToolResponse } from '../core/spec';
 import { createTurnState, emit } from '../core/state';
@@ -362,6 +360,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
     const messages: ChatMessage[] = [
       ...(agentSpec.instructions ? [{ role: 'system' as const, content: agentSpec.instructions }] : []),
+      ...(input.history ?? []),
       { role: 'user', content: input.input },
     ];
     for (let call = 1; ; call++) {

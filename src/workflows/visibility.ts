@@ -3,9 +3,15 @@
  * current-details markdown (what waits, and the exact commands to decide it). Upserts only on change,
  * so visibility costs one history event per status change, not per event.
  */
-import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  getExternalWorkflowHandle,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { TurnState } from '../core/schemas';
 import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus } from './search-attributes';
+import { turnProgressSignal } from './session-messages';
 
 export class Visibility {
   private last = '';
@@ -15,6 +21,19 @@ export class Visibility {
     private readonly state: TurnState,
     private readonly useSearchAttributes: boolean,
   ) {}
+
+  /** A session's turn tells its session what waits, so the session's `state` shows it without a query fan-out. */
+  private tellSession(): void {
+    const parent = workflowInfo().parent;
+    if (!parent || parent.workflowId !== this.state.sessionId) return;
+    getExternalWorkflowHandle(parent.workflowId)
+      .signal(turnProgressSignal, {
+        turnId: this.state.turnId,
+        status: this.state.status,
+        pendingApprovals: this.state.pendingApprovals,
+      })
+      .catch(noop); // a session that has moved on (continued as new, closed) needs no progress
+  }
 
   sync(): void {
     const pendingTools = [...new Set(this.state.pendingApprovals.map((p) => p.tool))].sort();
@@ -27,6 +46,7 @@ export class Visibility {
     }
     if (saKey === this.last) return;
     this.last = saKey;
+    this.tellSession();
     if (this.useSearchAttributes) {
       upsertSearchAttributes([
         { key: TillerStatus, value: this.state.status },
@@ -37,6 +57,8 @@ export class Visibility {
     }
   }
 }
+
+function noop(): void {}
 
 export function renderDetails(state: TurnState): string {
   const workflowId = workflowInfo().workflowId;

@@ -161,7 +161,10 @@ test('a person finds the waiting turn in the Temporal UI and reads what it waits
   // The Queries tab runs the `state` query through the worker.
   await page.getByRole('tab', { name: 'Queries' }).click();
   await page.getByTestId('query-select-button').click();
-  await page.getByRole('menuitem', { name: 'state', exact: true }).click();
+  await page
+    .locator('#query-select-select')
+    .getByRole('option', { name: /^state\b/ })
+    .click();
   await page.getByRole('button', { name: 'Run Query' }).click();
   await page.getByText(`"${call.id}"`).first().waitFor();
   await page.getByText('"awaiting_approval"').first().waitFor();

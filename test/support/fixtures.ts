@@ -10,10 +10,19 @@ import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 
 export const FIXTURE_DIR = path.resolve(__dirname, '../fixtures/histories');
+/** Workflow ids of the recorded runs (histories do not contain them; session turn ids derive from them). */
+export const FIXTURE_IDS = path.join(FIXTURE_DIR, 'workflow-ids.json');
+
+export function fixtureWorkflowIds(): Record<string, string> {
+  return fs.existsSync(FIXTURE_IDS) ? JSON.parse(fs.readFileSync(FIXTURE_IDS, 'utf8')) : {};
+}
 
 export async function recordFixture(client: Client, workflowId: string, name: string): Promise<void> {
   if (process.env.TILLER_RECORD_FIXTURES !== '1') return;
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   fs.mkdirSync(FIXTURE_DIR, { recursive: true });
   fs.writeFileSync(path.join(FIXTURE_DIR, `${name}.json`), historyToJSON(history));
+  const ids = { ...fixtureWorkflowIds(), [name]: workflowId };
+  const sorted = Object.fromEntries(Object.entries(ids).sort(([a], [b]) => a.localeCompare(b)));
+  fs.writeFileSync(FIXTURE_IDS, `${JSON.stringify(sorted, null, 2)}\n`);
 }

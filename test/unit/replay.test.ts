@@ -7,15 +7,16 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { quietRuntime } from '../support/harness';
-import { FIXTURE_DIR } from '../support/fixtures';
+import { FIXTURE_DIR, fixtureWorkflowIds } from '../support/fixtures';
 import { workflowsPath } from '../../src/worker';
 
 const files = fs.existsSync(FIXTURE_DIR)
   ? fs
       .readdirSync(FIXTURE_DIR)
-      .filter((f) => f.endsWith('.json'))
+      .filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json')
       .sort()
   : [];
+const ids = fixtureWorkflowIds();
 
 test('at least three recorded histories are committed', () => {
   expect(files.length).toBeGreaterThanOrEqual(3);
@@ -25,7 +26,7 @@ test('every recorded history replays without non-determinism', async () => {
   quietRuntime();
   const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: silent });
   const histories = files.map((f) => ({
-    workflowId: path.basename(f, '.json'),
+    workflowId: ids[path.basename(f, '.json')] ?? path.basename(f, '.json'),
     history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, f), 'utf8'))),
   }));
   const failures: string[] = [];

@@ -65,7 +65,10 @@ async function approvalTurn(env: BenchEnv, tiller: TillerClient, count: number, 
   return samples;
 }
 
-export async function runApproval(env: BenchEnv, opts: { approvals: number; cache: CacheMode }): Promise<ApprovalResult> {
+export async function runApproval(
+  env: BenchEnv,
+  opts: { approvals: number; cache: CacheMode },
+): Promise<ApprovalResult> {
   const { taskQueue, tiller } = env.queue(`approval-${opts.cache}`);
   const worker = await env.worker(taskQueue, opts.cache === 'evicted' ? { maxCachedWorkflows: 0 } : undefined);
   const pollMs = opts.cache === 'evicted' ? 20 : 5;

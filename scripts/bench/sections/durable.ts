@@ -26,10 +26,10 @@ export interface DurableResult {
   lastTenthP50: number;
 }
 
-export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number) {
+export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number, agent = AGENT) {
   const key = `durable-${randomUUID()}`;
   const started = performance.now();
-  const handle = await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+  const handle = await tiller.startTurn({ agent, input: planInput({ key, steps }), turnId: key });
   const result = await tiller.result(handle.workflowId);
   const wall = performance.now() - started;
   if (result.status !== 'completed') throw new Error(`turn ${key} ended ${result.status}: ${result.error ?? ''}`);

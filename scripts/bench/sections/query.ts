@@ -28,7 +28,10 @@ async function measure(env: BenchEnv, turnId: string, n: number, warm: number): 
   return out;
 }
 
-export async function runQuery(env: BenchEnv, opts: { steps: number; queries: number }): Promise<QueryResult> {
+export async function runQuery(
+  env: BenchEnv,
+  opts: { steps: number; queries: number; evictedQueries: number },
+): Promise<QueryResult> {
   const { taskQueue, tiller } = env.queue('query');
   const turnId = `query-${randomUUID()}`;
   const pendingId = callId(opts.steps);
@@ -54,7 +57,7 @@ export async function runQuery(env: BenchEnv, opts: { steps: number; queries: nu
   });
   const evictedWorker = await env.worker(taskQueue, { maxCachedWorkflows: 0 });
   const evicted = await evictedWorker.runUntil(async () => {
-    const samples = await measure(env, turnId, Math.max(10, Math.floor(opts.queries / 2)), 3);
+    const samples = await measure(env, turnId, opts.evictedQueries, 2);
     await tiller.decide(turnId, { id: pendingId, approved: true });
     await tiller.result(turnId);
     return samples;
