@@ -6,7 +6,18 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'test-artifacts/**', 'workspace/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tools/**',
+      'coverage/**',
+      'test-artifacts/**',
+      'workspace/**',
+      'test/fixtures/bundles/**',
+      'bench/peer/node_modules/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -62,14 +62,14 @@ export const USAGE = `npm run bench -- [options]
   --paused-storage S      which pass runs the paused section (default memory)
   --steps N               tool steps per turn for per-step latency and the peer (default 200; quick 50)
   --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1; peer: half)
-  --throughput-steps N    tool steps per concurrency level (default 1000; quick 150)
+  --throughput-steps N    tool steps per concurrency level (default 1000; quick 60; at least 4 per turn)
   --concurrency 1,10,50   concurrent turns for throughput
-  --approvals N           approvals per cache mode (default 100; quick 20)
+  --approvals N           approvals per cache mode (default 100; quick 10)
   --query-steps N         tool steps in the history of the queried turn (default 200; quick 50)
   --queries N             cached queries (default 200; quick 30)
   --evicted-queries N     queries with a cache-less worker (default 30; quick 5)
   --history 20,100,200    turn lengths for the history section (quick 10,20,40)
-  --paused N              paused turns per cache mode (default 1000; quick 100; the issue's figure is 10000)
+  --paused N              paused turns per cache mode (default 1000; quick 50; the issue's figure is 10000)
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
   --result-bytes N        characters of every tool result (default 200)
   --out DIR               where BENCHMARKS.md + bench-results.json go (default: the repo root for a full run,
@@ -85,14 +85,14 @@ export function parseOptions(argv: string[]): BenchOptions {
     pausedStorage: 'memory',
     steps: quick ? 50 : 200,
     turns: quick ? 1 : 5,
-    throughputSteps: quick ? 150 : 1000,
+    throughputSteps: quick ? 60 : 1000,
     concurrency: [1, 10, 50],
-    approvals: quick ? 20 : 100,
+    approvals: quick ? 10 : 100,
     querySteps: quick ? 50 : 200,
     queries: quick ? 30 : 200,
     evictedQueries: quick ? 5 : 30,
     historySteps: quick ? [10, 20, 40] : [20, 100, 200],
-    paused: quick ? 100 : 1000,
+    paused: quick ? 50 : 1000,
     smallCache: 10,
     resultBytes: 200,
     outDir: '',

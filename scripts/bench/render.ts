@@ -100,6 +100,10 @@ export function renderMarkdown(r: BenchResults): string {
     'the time between two consecutive model requests of one turn (model answer → workflow task → tool activity →',
     'workflow task → next model activity). Overhead = durable − floor at the same percentile (a difference of',
     'percentiles, not a percentile of differences). Slope = least-squares ms per step index, averaged over the turns.',
+    '**Temporal baseline**: the smallest durable loop of the same shape (per step the same streamed model call and',
+    'a no-op tool activity, with a constant-size request; no Tiller state, events, visibility or growing',
+    'conversation), its turns alternating with ours on the same server — so durable − baseline is what Tiller adds',
+    'on top of Temporal at this moment’s machine load, and baseline − floor is Temporal’s own cost.',
     '',
   );
   const durableRows: (string | number)[][] = [];
@@ -107,7 +111,7 @@ export function renderMarkdown(r: BenchResults): string {
     const d = p.durable;
     if (!d) continue;
     if (!d.result) {
-      durableRows.push([p.storage, `failed: ${d.error ?? ''}`, '', '', '', '', '', '', '', '']);
+      durableRows.push([p.storage, `failed: ${d.error ?? ''}`, '', '', '', '', '', '', '', '', '', '']);
       continue;
     }
     const x = d.result;
@@ -117,6 +121,8 @@ export function renderMarkdown(r: BenchResults): string {
       ...pct(x.stepMs).slice(0, 3),
       fl ? f(x.stepMs.p50 - fl.stepMs.p50) : '—',
       fl ? f(x.stepMs.p95 - fl.stepMs.p95) : '—',
+      `${f(x.baseline.stepMs.p50)} / ${f(x.baseline.stepMs.p95)}`,
+      f(x.stepMs.p50 - x.baseline.stepMs.p50),
       f(x.slopeMsPerStep, 4),
       `${f(x.firstTenthP50)} → ${f(x.lastTenthP50)}`,
       `${x.turns} × ${x.stepsPerTurn}`,
@@ -133,6 +139,8 @@ export function renderMarkdown(r: BenchResults): string {
             'p99 ms',
             'overhead p50',
             'overhead p95',
+            'Temporal baseline p50 / p95',
+            'Tiller − baseline p50',
             'slope ms/step',
             'p50 first → last 10 %',
             'turns × steps',

@@ -13,6 +13,7 @@ import {
   workflowInfo,
   allHandlersFinished,
   log,
+  patched,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { TillerActivities } from '../activities';
@@ -24,6 +25,9 @@ import { createTurnState, emit } from '../core/state';
 import { ApprovalDesk, DecisionRejected, describePayload } from './approvals';
 import { decideSignal, decideUpdate, DECIDE_DESCRIPTION, stateQuery, STATE_DESCRIPTION } from './messages';
 import { Visibility } from './visibility';
+
+/** Patch ids, one per workflow change that alters command order (kept until no old turn can be open). */
+export const PATCH_VALIDATE_BEFORE_APPROVAL = 'validate-args-before-approval';
 
 const MODEL_ERRORS_NOT_RETRIED = ['ModelBadRequest', 'ModelAuthError', 'ModelNotFound', 'ModelUnprocessable'];
 
@@ -185,7 +189,9 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     let runArgs = rawArgs;
     const askHuman = async (gate: GateSpec): Promise<string | undefined> => {
       let preview: string | undefined;
-      if (spec.tools.find((t) => t.name === tool)?.preview) {
+      // Since 0.2 every gated call's arguments are checked before a human is asked, not only a tool
+      // with a preview; turns paused on 0.1 (no marker in their history) keep the old path on replay.
+      if (spec.tools.find((t) => t.name === tool)?.preview || patched(PATCH_VALIDATE_BEFORE_APPROVAL)) {
         const prepared = await previewCall(spec, id, tool, rawArgs);
         if (!prepared.ok) return prepared.error;
         preview = prepared.preview;

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
 import { AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
+import { baselineWorker } from './baseline';
 import { gaps, linearFit, round, roundSummary, summarize, type Summary } from '../stats';
 
 export interface DurableResult {
@@ -24,6 +25,11 @@ export interface DurableResult {
   /** p50 of the first and the last 10 % of steps, over all turns. */
   firstTenthP50: number;
   lastTenthP50: number;
+  /**
+   * The Temporal baseline (two trivial activities per step, one of them the same model call; no Tiller
+   * state, events or growing conversation), its turns alternating with ours on the same server.
+   */
+  baseline: { stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number };
 }
 
 export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number, agent = AGENT) {
@@ -42,32 +48,49 @@ export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps:
 export async function runDurable(env: BenchEnv, opts: { steps: number; turns: number }): Promise<DurableResult> {
   const { taskQueue, tiller } = env.queue('durable');
   const worker = await env.worker(taskQueue);
-  return worker.runUntil(async () => {
-    await runTurnOfSteps(env, tiller, 30); // warm-up
-    const all: number[] = [];
-    const slopes: number[] = [];
-    const first: number[] = [];
-    const last: number[] = [];
-    let wall = 0;
-    const tenth = Math.max(1, Math.floor(opts.steps / 10));
-    for (let t = 0; t < opts.turns; t++) {
-      const run = await runTurnOfSteps(env, tiller, opts.steps);
-      wall += run.wall;
-      all.push(...run.stepTimes);
-      slopes.push(linearFit(run.stepTimes).slope);
-      first.push(...run.stepTimes.slice(0, tenth));
-      last.push(...run.stepTimes.slice(-tenth));
-    }
-    const slope = slopes.reduce((s, x) => s + x, 0) / slopes.length;
-    return {
-      stepsPerTurn: opts.steps,
-      turns: opts.turns,
-      stepMs: roundSummary(summarize(all), 3),
-      clientMsPerStep: round(wall / (opts.steps * opts.turns), 3),
-      slopeMsPerStep: round(slope, 5),
-      fittedGrowthMs: round(slope * (opts.steps - 1), 3),
-      firstTenthP50: round(summarize(first).p50, 3),
-      lastTenthP50: round(summarize(last).p50, 3),
-    };
-  });
+  const baseline = await baselineWorker(env);
+  return worker.runUntil(
+    baseline.worker.runUntil(async () => {
+      await runTurnOfSteps(env, tiller, 30); // warm-up
+      await baseline.turn(30);
+      const all: number[] = [];
+      const slopes: number[] = [];
+      const first: number[] = [];
+      const last: number[] = [];
+      const base: number[] = [];
+      const baseSlopes: number[] = [];
+      let wall = 0;
+      let baseWall = 0;
+      const tenth = Math.max(1, Math.floor(opts.steps / 10));
+      for (let t = 0; t < opts.turns; t++) {
+        const run = await runTurnOfSteps(env, tiller, opts.steps);
+        wall += run.wall;
+        all.push(...run.stepTimes);
+        slopes.push(linearFit(run.stepTimes).slope);
+        first.push(...run.stepTimes.slice(0, tenth));
+        last.push(...run.stepTimes.slice(-tenth));
+        const b = await baseline.turn(opts.steps);
+        baseWall += b.wall;
+        base.push(...b.stepTimes);
+        baseSlopes.push(linearFit(b.stepTimes).slope);
+      }
+      const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+      const slope = mean(slopes);
+      return {
+        stepsPerTurn: opts.steps,
+        turns: opts.turns,
+        stepMs: roundSummary(summarize(all), 3),
+        clientMsPerStep: round(wall / (opts.steps * opts.turns), 3),
+        slopeMsPerStep: round(slope, 5),
+        fittedGrowthMs: round(slope * (opts.steps - 1), 3),
+        firstTenthP50: round(summarize(first).p50, 3),
+        lastTenthP50: round(summarize(last).p50, 3),
+        baseline: {
+          stepMs: roundSummary(summarize(base), 3),
+          clientMsPerStep: round(baseWall / (opts.steps * opts.turns), 3),
+          slopeMsPerStep: round(mean(baseSlopes), 5),
+        },
+      };
+    }),
+  );
 }

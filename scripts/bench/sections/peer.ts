@@ -99,7 +99,7 @@ async function ours(env: BenchEnv, agent: string, steps: number, turns: number) 
   const { taskQueue, tiller } = env.queue(`peer-ours-${agent}`);
   const worker = await env.worker(taskQueue);
   return worker.runUntil(async () => {
-    await runTurnOfSteps(env, tiller, 30, agent); // warm-up
+    await runTurnOfSteps(env, tiller, 10, agent); // warm-up
     const all: number[] = [];
     let wall = 0;
     let last = '';
@@ -128,7 +128,7 @@ export async function runPeer(env: BenchEnv, opts: { steps: number; turns: numbe
   const oursStreamed = await ours(env, AGENT, opts.steps, opts.turns);
   const oursUnary = await ours(env, UNARY_AGENT, opts.steps, opts.turns);
 
-  const warm = { turnId: `peer-warm-${randomUUID()}`, steps: 30 };
+  const warm = { turnId: `peer-warm-${randomUUID()}`, steps: 10 };
   const measured = Array.from({ length: opts.turns }, () => ({ turnId: `peer-${randomUUID()}`, steps: opts.steps }));
   const inputs = [warm, ...measured].map((t) => ({ ...t, input: planInput({ key: t.turnId, steps: t.steps }) }));
   const reply = await runPeerProcess(env, inputs);

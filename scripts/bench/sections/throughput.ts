@@ -42,10 +42,10 @@ export async function runThroughput(
   const { taskQueue, tiller } = env.queue('throughput');
   const worker = await env.worker(taskQueue);
   return worker.runUntil(async () => {
-    await level(env, tiller, 10, 10); // warm-up
+    await level(env, tiller, 10, 5); // warm-up
     const out: ThroughputLevel[] = [];
     for (const c of opts.concurrency) {
-      const steps = Math.max(10, Math.ceil(opts.totalSteps / c));
+      const steps = Math.max(4, Math.ceil(opts.totalSteps / c));
       const { wall, stepTimes } = await level(env, tiller, c, steps);
       out.push({
         concurrency: c,

@@ -1,0 +1,46 @@
+/**
+ * The Temporal baseline (see baseline/workflow.ts) on the bench's dev server and model, measured
+ * exactly like a durable turn: the time between consecutive requests at the model server.
+ */
+import { randomUUID } from 'node:crypto';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { baselineActivities } from '../baseline/activities';
+import { openaiFor, type BenchEnv } from '../env';
+import { planInput } from '../fixture';
+import { gaps } from '../stats';
+
+let bundle: { code: string } | undefined;
+
+/** A worker for the baseline workflow and a function that runs one baseline turn of N steps. */
+export async function baselineWorker(env: BenchEnv) {
+  const noop = () => undefined;
+  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
+  bundle ??= await bundleWorkflowCode({
+    workflowsPath: require.resolve('../baseline/workflow'),
+    logger: logger as never,
+  });
+  const { taskQueue } = env.queue('baseline');
+  const worker = await Worker.create({
+    connection: env.native,
+    namespace: env.server.namespace,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: baselineActivities(openaiFor(env.model), env.resultBytes),
+  });
+  const turn = async (steps: number) => {
+    const key = `baseline-${randomUUID()}`;
+    const t0 = performance.now();
+    await env.client.workflow.execute('baselineTurn', {
+      taskQueue,
+      workflowId: key,
+      args: [planInput({ key, steps }), steps],
+    });
+    const wall = performance.now() - t0;
+    const stepTimes = gaps(env.rec.requests.get(key) ?? []);
+    env.rec.requests.delete(key);
+    if (stepTimes.length !== steps)
+      throw new Error(`baseline ${key}: ${stepTimes.length} step times, expected ${steps}`);
+    return { wall, stepTimes };
+  };
+  return { worker, turn };
+}

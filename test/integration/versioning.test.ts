@@ -1,0 +1,101 @@
+/**
+ * Waits longer than a deploy: a turn paused on the 0.1.0 workflow code (the bundle shipped then,
+ * kept as a fixture) completes on today's code, which changed the approval path behind `patched`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
+import { defineAgent } from '../../src/agents/define';
+import { defineTool } from '../../src/tools/define';
+import { PATCH_VALIDATE_BEFORE_APPROVAL } from '../../src/workflows/turn';
+
+const V010 = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-v0.1.0.js') };
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.model.requests.length = 0;
+});
+
+const touched: number[] = [];
+const touch = defineTool({
+  name: 'touch',
+  description: 'gated, no preview',
+  input: z.object({ n: z.number() }),
+  execute: ({ n }) => {
+    touched.push(n);
+    return `touched ${n}`;
+  },
+});
+const gatekeeper = defineAgent({ name: 'gatekeeper', instructions: 'x', tools: ['touch'], approvals: { touch: true } });
+const options = { agents: [gatekeeper], tools: [touch] };
+
+async function markers(turnId: string): Promise<string[]> {
+  const history = await h.client.workflow.getHandle(turnId).fetchHistory();
+  return history.events!.flatMap((e) =>
+    e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName!] : [],
+  );
+}
+
+test('a turn paused on 0.1.0 resumes and completes on the current code', async () => {
+  h.model.setScript([{ toolCalls: [{ id: 'v1', name: 'touch', arguments: { n: 1 } }] }, { content: 'done' }]);
+  const turnId = h.turnId('versioned');
+  const before = await (
+    await h.worker({ ...options, workflowBundle: V010 })
+  ).runUntil(async () => {
+    await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
+    return waitForState(h.tiller, turnId, awaitingApproval);
+  });
+  const after = await (
+    await h.worker(options)
+  ).runUntil(async () => {
+    expect(await h.tiller.state(turnId)).toEqual(before);
+    await h.tiller.approve(turnId, 'v1', { approver: 'after-deploy' });
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
+    return h.tiller.state(turnId);
+  });
+  expect(touched).toEqual([1]);
+  expect(after.toolCalls[0]).toMatchObject({ status: 'succeeded', decision: { approver: 'after-deploy' } });
+  expect(await markers(turnId)).toEqual([]); // the old path, as recorded: no patch marker
+});
+
+test('the same call on the current code is validated before a human is asked (behind the patch)', async () => {
+  h.model.setScript([{ toolCalls: [{ id: 'v2', name: 'touch', arguments: { n: 'one' } }] }, { content: 'fixed' }]);
+  const turnId = h.turnId('patched');
+  const state = await (
+    await h.worker(options)
+  ).runUntil(async () => {
+    await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
+    await h.tiller.result(turnId);
+    return h.tiller.state(turnId);
+  });
+  expect(state.events.map((e) => e.type)).not.toContain('APPROVAL_REQUESTED');
+  expect(state.toolCalls[0]).toMatchObject({
+    status: 'failed',
+    error: expect.stringMatching(/^invalid arguments for touch: n:/),
+  });
+  const history = await h.client.workflow.getHandle(turnId).fetchHistory();
+  const patchMarkers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+  expect(patchMarkers).toHaveLength(1);
+  const data = patchMarkers[0]!.markerRecordedEventAttributes!.details!['patch_data']!.payloads![0]!.data!;
+  expect(Buffer.from(data).toString()).toContain(PATCH_VALIDATE_BEFORE_APPROVAL);
+});
+
+test('on 0.1.0 the same invalid call would have reached a human (the change is real)', async () => {
+  h.model.setScript([{ toolCalls: [{ id: 'v3', name: 'touch', arguments: { n: 'one' } }] }, { content: 'x' }]);
+  const turnId = h.turnId('old-path');
+  await (
+    await h.worker({ ...options, workflowBundle: V010 })
+  ).runUntil(async () => {
+    await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
+    const paused = await waitForState(h.tiller, turnId, awaitingApproval);
+    expect(paused.pendingApprovals.map((p) => p.id)).toEqual(['v3']);
+    await h.tiller.deny(turnId, 'v3');
+    await h.tiller.result(turnId);
+  });
+});
