@@ -82,8 +82,9 @@ test('the same call on the current code is validated before a human is asked (be
   const history = await h.client.workflow.getHandle(turnId).fetchHistory();
   const patchMarkers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
   expect(patchMarkers).toHaveLength(1);
-  const data = patchMarkers[0]!.markerRecordedEventAttributes!.details!['patch_data']!.payloads![0]!.data!;
-  expect(Buffer.from(data).toString()).toContain(PATCH_VALIDATE_BEFORE_APPROVAL);
+  const details = Object.values(patchMarkers[0]!.markerRecordedEventAttributes!.details ?? {});
+  const text = details.flatMap((p) => p.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString());
+  expect(text.join(' ')).toContain(PATCH_VALIDATE_BEFORE_APPROVAL);
 });
 
 test('on 0.1.0 the same invalid call would have reached a human (the change is real)', async () => {
