@@ -104,3 +104,31 @@ export function cpuShare(a: CpuTicks | undefined, b: CpuTicks | undefined) {
   const pct = (x: number) => Math.round((x / d) * 1000) / 10;
   return { busyPct: pct(b.busy - a.busy), idlePct: pct(b.idle - a.idle), stealPct: pct(b.steal - a.steal) };
 }
+
+/** CPU time (user + system) of a process from /proc/<pid>/stat, in ms; undefined where unavailable. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time of this process (all its threads: JS, workflow threads, the SDK's Rust core), in ms. */
+export function selfCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Measures the CPU that the dev server and this process spend while `fn` runs. */
+export async function cpuOf<T>(serverPid: number | undefined, fn: () => Promise<T>) {
+  const s0 = processCpuMs(serverPid);
+  const b0 = selfCpuMs();
+  const value = await fn();
+  const s1 = processCpuMs(serverPid);
+  return { value, serverMs: s0 !== undefined && s1 !== undefined ? s1 - s0 : Number.NaN, benchMs: selfCpuMs() - b0 };
+}

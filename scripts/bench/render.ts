@@ -103,7 +103,9 @@ export function renderMarkdown(r: BenchResults): string {
     '**Temporal baseline**: the smallest durable loop of the same shape (per step the same streamed model call and',
     'a no-op tool activity, with a constant-size request; no Tiller state, events, visibility or growing',
     'conversation), its turns alternating with ours on the same server — so durable − baseline is what Tiller adds',
-    'on top of Temporal at this moment’s machine load, and baseline − floor is Temporal’s own cost.',
+    'on top of Temporal at this moment’s machine load, and baseline − floor is Temporal’s own cost. CPU per step:',
+    'user + system time of the dev server process and of the bench process (worker threads and core, client, model',
+    'server) during the measured turns, divided by their steps.',
     '',
   );
   const durableRows: (string | number)[][] = [];
@@ -111,7 +113,7 @@ export function renderMarkdown(r: BenchResults): string {
     const d = p.durable;
     if (!d) continue;
     if (!d.result) {
-      durableRows.push([p.storage, `failed: ${d.error ?? ''}`, '', '', '', '', '', '', '', '', '', '']);
+      durableRows.push([p.storage, `failed: ${d.error ?? ''}`, '', '', '', '', '', '', '', '', '', '', '']);
       continue;
     }
     const x = d.result;
@@ -123,6 +125,7 @@ export function renderMarkdown(r: BenchResults): string {
       fl ? f(x.stepMs.p95 - fl.stepMs.p95) : '—',
       `${f(x.baseline.stepMs.p50)} / ${f(x.baseline.stepMs.p95)}`,
       f(x.stepMs.p50 - x.baseline.stepMs.p50),
+      `${f(x.cpu.serverMs)} + ${f(x.cpu.benchMs)} (baseline ${f(x.baseline.cpu.serverMs)} + ${f(x.baseline.cpu.benchMs)})`,
       f(x.slopeMsPerStep, 4),
       `${f(x.firstTenthP50)} → ${f(x.lastTenthP50)}`,
       `${x.turns} × ${x.stepsPerTurn}`,
@@ -141,6 +144,7 @@ export function renderMarkdown(r: BenchResults): string {
             'overhead p95',
             'Temporal baseline p50 / p95',
             'Tiller − baseline p50',
+            'CPU ms/step server + bench',
             'slope ms/step',
             'p50 first → last 10 %',
             'turns × steps',

@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { temporalSettings, type TemporalSettings } from '../config';
 import { decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
 import { devCommand } from './dev';
+import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
 import { defaultApprover, packageVersion } from './paths';
 import { startCliWorker, untilSignal } from './worker';
@@ -125,6 +126,25 @@ function program(settings: () => TemporalSettings, done: (code: number) => void)
     .option('--agent <name>', 'only this agent')
     .option('--json', 'print JSON')
     .action(async (o: { agent?: string; json?: boolean }) => done(await pendingCommand(settings(), o)));
+
+  cmd
+    .command('send')
+    .description('send the next input of a conversation (starts the session on first use) and follow its turn')
+    .argument('<session>', 'session (workflow) id')
+    .argument('<input>', 'the user message')
+    .option('--agent <name>', 'agent of a new session', 'assistant')
+    .option('--json', 'print one JSON event per line')
+    .addOption(as())
+    .action(async (session: string, input: string, o: { agent: string; json?: boolean; as: string }) =>
+      done(await sendCommand(settings(), session, input, o)),
+    );
+
+  cmd
+    .command('session')
+    .description("show a session's turns, trust grants, usage and pending approvals")
+    .argument('<session>', 'session (workflow) id')
+    .option('--json', 'print the raw state as JSON')
+    .action(async (session: string, o: { json?: boolean }) => done(await sessionCommand(settings(), session, o)));
 
   cmd
     .command('setup')

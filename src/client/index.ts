@@ -48,6 +48,18 @@ export class DecisionRejectedError extends Error {
   override readonly name = 'DecisionRejectedError';
 }
 
+/** The markdown the Temporal UI shows for a turn, whatever client looks at it. */
+export function turnDetails(opts: { agent: string; input: string; sessionId?: string }): string {
+  return [
+    `**Tiller turn** · agent **${opts.agent}**${opts.sessionId ? ` · session \`${opts.sessionId}\`` : ''}`,
+    '',
+    '> ' + opts.input.slice(0, 1_000).replace(/\n/g, '\n> '),
+    '',
+    '- state: query `state`',
+    '- decide: update (or signal) `decide` with `{"id": "<tool call id>", "approved": true|false, "reason"?: "..."}`',
+  ].join('\n');
+}
+
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export class TillerClient {
@@ -78,6 +90,7 @@ export class TillerClient {
         },
       ],
       staticSummary: `${opts.agent}: ${opts.input.slice(0, 120)}`,
+      staticDetails: turnDetails(opts),
     });
   }
 
@@ -186,6 +199,13 @@ export class TillerClient {
       args: [opts],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: `session ${sessionId} · ${opts.agent}`,
+      staticDetails: [
+        `**Tiller session** \`${sessionId}\` · agent **${opts.agent}**`,
+        '',
+        `- next input: \`tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
+        `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
+        `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
+      ].join('\n'),
     });
     try {
       return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {

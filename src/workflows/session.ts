@@ -156,6 +156,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
         args: [{ agent: input.agent, input: text, sessionId, trust: carry.trust, history: carry.conversation }],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${input.agent} (session ${sessionId}): ${text.slice(0, 100)}`,
+        staticDetails: `**Tiller turn** of session \`${sessionId}\` · agent **${input.agent}**\n\n> ${text.slice(0, 1_000)}`,
       });
       started[turnId] = true;
       result = await child.result();

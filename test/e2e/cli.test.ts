@@ -231,6 +231,24 @@ test('the stock temporal CLI alone starts a turn, reads its state and denies wit
   expect(toolMessages.every((m) => m.content === 'not today')).toBe(true);
 });
 
+test('send starts a session on first use, follows its turn, and a second send while it waits is rejected', async () => {
+  fs.writeFileSync(notes(), 'notes for the session\n');
+  const sessionId = `cli-s-${randomUUID().slice(0, 8)}`;
+  toTerminate.push(sessionId);
+  const sent = await cli(['send', sessionId, INPUT]);
+  expect(sent.code).toBe(0);
+  expect(sent.stdout).toContain(`session ${sessionId} · turn ${sessionId}-turn-1`);
+  expect(sent.stdout).toMatch(/⏸ delete_file \{"path":"notes.txt"\} waits for approval/);
+  const busy = await cli(['send', sessionId, 'and another thing']);
+  expect(busy.code).toBe(2);
+  expect(busy.stderr).toMatch(/rejected: .*is still running turn/);
+  const shown = await cli(['session', sessionId, '--json']);
+  expect(shown.code).toBe(0);
+  const session = JSON.parse(shown.stdout);
+  expect(session).toMatchObject({ sessionId, agent: 'assistant', status: 'running' });
+  expect(session.currentTurn.pendingApprovals[0].tool).toBe('delete_file');
+});
+
 test('expected failures are one clear line and a distinct exit code', async () => {
   const missing = await cli(['state', 'no-such-turn']);
   expect(missing).toMatchObject({ code: 4, stdout: '' });

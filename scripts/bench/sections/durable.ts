@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
 import { AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
+import { cpuOf } from '../machine';
 import { baselineWorker } from './baseline';
 import { gaps, linearFit, round, roundSummary, summarize, type Summary } from '../stats';
 
@@ -29,7 +30,14 @@ export interface DurableResult {
    * The Temporal baseline (two trivial activities per step, one of them the same model call; no Tiller
    * state, events or growing conversation), its turns alternating with ours on the same server.
    */
-  baseline: { stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number };
+  baseline: { stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
+  /** CPU per tool step of the dev server process and of the bench process (worker, client, model server). */
+  cpu: CpuPerStep;
+}
+
+export interface CpuPerStep {
+  serverMs: number;
+  benchMs: number;
 }
 
 export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number, agent = AGENT) {
@@ -61,21 +69,34 @@ export async function runDurable(env: BenchEnv, opts: { steps: number; turns: nu
       const baseSlopes: number[] = [];
       let wall = 0;
       let baseWall = 0;
+      const cpu = { serverMs: 0, benchMs: 0 };
+      const baseCpu = { serverMs: 0, benchMs: 0 };
+      const pid = env.server.process.pid;
+      const add = (acc: CpuPerStep, c: CpuPerStep) => {
+        acc.serverMs += c.serverMs;
+        acc.benchMs += c.benchMs;
+      };
       const tenth = Math.max(1, Math.floor(opts.steps / 10));
       for (let t = 0; t < opts.turns; t++) {
-        const run = await runTurnOfSteps(env, tiller, opts.steps);
+        const measured = await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps));
+        const run = measured.value;
+        add(cpu, measured);
         wall += run.wall;
         all.push(...run.stepTimes);
         slopes.push(linearFit(run.stepTimes).slope);
         first.push(...run.stepTimes.slice(0, tenth));
         last.push(...run.stepTimes.slice(-tenth));
-        const b = await baseline.turn(opts.steps);
+        const bm = await cpuOf(pid, () => baseline.turn(opts.steps));
+        const b = bm.value;
+        add(baseCpu, bm);
         baseWall += b.wall;
         base.push(...b.stepTimes);
         baseSlopes.push(linearFit(b.stepTimes).slope);
       }
       const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
       const slope = mean(slopes);
+      const n = opts.steps * opts.turns;
+      const perStep = (c: CpuPerStep) => ({ serverMs: round(c.serverMs / n, 3), benchMs: round(c.benchMs / n, 3) });
       return {
         stepsPerTurn: opts.steps,
         turns: opts.turns,
@@ -89,7 +110,9 @@ export async function runDurable(env: BenchEnv, opts: { steps: number; turns: nu
           stepMs: roundSummary(summarize(base), 3),
           clientMsPerStep: round(baseWall / (opts.steps * opts.turns), 3),
           slopeMsPerStep: round(mean(baseSlopes), 5),
+          cpu: perStep(baseCpu),
         },
+        cpu: perStep(cpu),
       };
     }),
   );
