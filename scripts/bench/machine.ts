@@ -1,5 +1,6 @@
 /** What the numbers were measured on: machine, load, versions, the exact command. */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,8 @@ export interface MachineInfo {
   commit: string;
   command: string;
   uptimeAtStart: string;
+  /** A fixed CPU job timed at start, to compare machines and runs: SHA-256 of 64 MiB, a JS loop of 1e8. */
+  calibration: { sha256of64MiBMs: number; jsLoop1e8Ms: number };
 }
 
 function sh(cmd: string, args: string[]): string {
@@ -49,6 +52,19 @@ function cpuModel(): string {
   return os.cpus()[0]?.model ?? 'unknown';
 }
 
+function calibrate(): MachineInfo['calibration'] {
+  const data = Buffer.alloc(64 * 2 ** 20, 1);
+  let t = performance.now();
+  createHash('sha256').update(data).digest();
+  const sha = performance.now() - t;
+  t = performance.now();
+  let x = 0;
+  for (let i = 0; i < 1e8; i++) x += i % 7;
+  const loop = performance.now() - t;
+  if (x < 0) throw new Error('unreachable');
+  return { sha256of64MiBMs: Math.round(sha), jsLoop1e8Ms: Math.round(loop) };
+}
+
 export function uptime(): string {
   return sh('uptime', []);
 }
@@ -74,6 +90,7 @@ export function machineInfo(cli: string, argv: string[]): MachineInfo {
     commit: `${sh('git', ['rev-parse', '--short', 'HEAD'])}${dirty}`,
     command: ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' '),
     uptimeAtStart: uptime(),
+    calibration: calibrate(),
   };
 }
 

@@ -48,6 +48,12 @@ export function renderMarkdown(r: BenchResults): string {
         ['Node', m.node],
         ['Temporal CLI', m.temporalCli.replace(/\n/g, ' ')],
         ['SDK', `${m.sdk}, openai ${m.openai}`],
+        [
+          'CPU calibration',
+          m.calibration
+            ? `SHA-256 of 64 MiB ${m.calibration.sha256of64MiBMs} ms, JS loop of 1e8 ${m.calibration.jsLoop1e8Ms} ms (at start; compare runs by these)`
+            : '—',
+        ],
         ['load at start', `\`${m.uptimeAtStart}\``],
         ['load at end', `\`${r.uptimeAtEnd}\``],
         ['total time', `${f(r.totalSeconds, 0)} s`],
@@ -162,7 +168,7 @@ export function renderMarkdown(r: BenchResults): string {
   for (const p of r.passes) {
     if (!p.throughput) continue;
     if (!p.throughput.result) {
-      tpRows.push([p.storage, `failed: ${p.throughput.error ?? ''}`, '', '', '', '', '', '']);
+      tpRows.push([p.storage, `failed: ${p.throughput.error ?? ''}`, '', '', '', '', '', '', '']);
       continue;
     }
     for (const l of p.throughput.result) {
@@ -174,12 +180,15 @@ export function renderMarkdown(r: BenchResults): string {
         f(l.stepsPerS, 1),
         f(l.stepMs.p50),
         f(l.stepMs.p95),
+        l.cpu ? `${f(l.cpu.serverMs)} + ${f(l.cpu.benchMs)}` : '—',
         loadOf(p.throughput),
       ]);
     }
   }
   L.push(
     'C turns at once on one worker; steps/s = all tool steps ÷ wall time from the first start to the last result.',
+    'CPU per step as in section 2: with both cores saturated, 2 000 ms/s ÷ (server + bench CPU per step) bounds the',
+    'steps/s this machine can reach at all.',
     '',
     tpRows.length
       ? table(

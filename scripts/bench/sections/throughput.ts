@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
 import { AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
+import { cpuOf } from '../machine';
 import { gaps, round, roundSummary, summarize, type Summary } from '../stats';
 
 export interface ThroughputLevel {
@@ -16,6 +17,8 @@ export interface ThroughputLevel {
   stepsPerS: number;
   /** Per-step latency (model-request gaps) under this load. */
   stepMs: Summary;
+  /** CPU per tool step: the dev server process, and the bench process (worker, client, model server). */
+  cpu: { serverMs: number; benchMs: number };
 }
 
 async function level(env: BenchEnv, tiller: TillerClient, c: number, steps: number) {
@@ -46,7 +49,8 @@ export async function runThroughput(
     const out: ThroughputLevel[] = [];
     for (const c of opts.concurrency) {
       const steps = Math.max(4, Math.ceil(opts.totalSteps / c));
-      const { wall, stepTimes } = await level(env, tiller, c, steps);
+      const measured = await cpuOf(env.server.process.pid, () => level(env, tiller, c, steps));
+      const { wall, stepTimes } = measured.value;
       out.push({
         concurrency: c,
         stepsPerTurn: steps,
@@ -54,6 +58,7 @@ export async function runThroughput(
         wallS: round(wall, 3),
         stepsPerS: round((steps * c) / wall, 1),
         stepMs: roundSummary(summarize(stepTimes), 2),
+        cpu: { serverMs: round(measured.serverMs / (steps * c), 2), benchMs: round(measured.benchMs / (steps * c), 2) },
       });
     }
     return out;
