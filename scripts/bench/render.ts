@@ -212,34 +212,43 @@ export function renderMarkdown(r: BenchResults): string {
   for (const p of r.passes) {
     if (!p.approval) continue;
     if (!p.approval.result) {
-      apRows.push([p.storage, `failed: ${p.approval.error ?? ''}`, '', '', '', '', '', '', '']);
+      apRows.push([p.storage, `failed: ${p.approval.error ?? ''}`, '', '', '', '', '', '', '', '']);
       continue;
     }
     for (const a of p.approval.result) {
-      apRows.push([
-        p.storage,
-        `${a.cache} (maxCachedWorkflows ${a.maxCachedWorkflows})`,
-        f(a.ackToToolStartMs.p50),
-        f(a.ackToToolStartMs.p99),
-        f(a.sendToToolStartMs.p50),
-        f(a.sendToToolStartMs.p99),
-        f(a.updateRoundTripMs.p50),
-        a.approvals,
-        loadOf(p.approval),
-      ]);
+      for (const [who, x] of [
+        ['Tiller', a],
+        ['Temporal baseline', a.baseline],
+      ] as const) {
+        apRows.push([
+          p.storage,
+          `${a.cache} (maxCachedWorkflows ${a.maxCachedWorkflows})`,
+          who,
+          f(x.ackToToolStartMs.p50),
+          f(x.ackToToolStartMs.p99),
+          f(x.sendToToolStartMs.p50),
+          f(x.sendToToolStartMs.p99),
+          f(x.updateRoundTripMs.p50),
+          x.approvals,
+          loadOf(p.approval),
+        ]);
+      }
     }
   }
   L.push(
     'A turn pauses on a gated tool; the bench sends the `decide` update once the turn is idle. Measured from the',
     'update’s acknowledgement at the client (`executeUpdate` resolved) to the tool’s `execute` starting (same',
     'process, `performance.now()`), and from sending the update. Turns of 20 sequential approvals. A negative',
-    'ack → start means the tool had started before the acknowledgement reached the client.',
+    'ack → start means the tool had started before the acknowledgement reached the client. The Temporal baseline',
+    'is a bare workflow that waits on an update (with a validator) and then runs an activity; its turns alternate',
+    'with Tiller’s.',
     '',
     apRows.length
       ? table(
           [
             'storage',
             'cache',
+            'who',
             'ack → tool p50 ms',
             'ack → tool p99 ms',
             'send → tool p50 ms',
@@ -258,24 +267,56 @@ export function renderMarkdown(r: BenchResults): string {
   for (const p of r.passes) {
     if (!p.query) continue;
     if (!p.query.result) {
-      qRows.push([p.storage, `failed: ${p.query.error ?? ''}`, '', '', '', '', '', '']);
+      qRows.push([p.storage, `failed: ${p.query.error ?? ''}`, '', '', '', '', '', '', '', '']);
       continue;
     }
     const q = p.query.result;
-    for (const [mode, sm] of [
-      ['cached', q.cached],
-      ['evicted (maxCachedWorkflows 0)', q.evicted],
-    ] as const) {
-      qRows.push([p.storage, mode, ...pct(sm), `${q.historySteps} steps, ${q.historyEvents} events`, q.stateJsonBytes]);
-    }
+    const rowsOf: [string, string, Summary, string, number | string][] = [
+      ['cached', 'Tiller', q.cached, `${q.historySteps} steps, ${q.historyEvents} events`, q.stateJsonBytes],
+      [
+        'cached',
+        'Temporal baseline',
+        q.baseline.cached,
+        `${q.historySteps} steps, ${q.baseline.historyEvents} events`,
+        '—',
+      ],
+      [
+        'evicted (maxCachedWorkflows 0)',
+        'Tiller',
+        q.evicted,
+        `${q.historySteps} steps, ${q.historyEvents} events`,
+        q.stateJsonBytes,
+      ],
+      [
+        'evicted (maxCachedWorkflows 0)',
+        'Temporal baseline',
+        q.baseline.evicted,
+        `${q.historySteps} steps, ${q.baseline.historyEvents} events`,
+        '—',
+      ],
+    ];
+    for (const [mode, who, sm, hist, bytes] of rowsOf) qRows.push([p.storage, mode, who, ...pct(sm), hist, bytes]);
   }
   L.push(
     'A turn of N tool steps, then paused on an approval; sequential `state` queries from the client. Evicted: a',
-    'worker that caches nothing, so each query replays the whole history.',
+    'worker that caches nothing, so each query replays the whole history. The Temporal baseline: a bare workflow',
+    'after the same number of steps (two activities each), waiting, whose query returns two numbers; queried',
+    'alternately with Tiller’s.',
     '',
     qRows.length
       ? table(
-          ['storage', 'cache', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'queries', 'history', 'state JSON bytes'],
+          [
+            'storage',
+            'cache',
+            'who',
+            'p50 ms',
+            'p95 ms',
+            'p99 ms',
+            'mean ms',
+            'queries',
+            'history',
+            'state JSON bytes',
+          ],
           qRows,
         )
       : '_Not run in this invocation._',

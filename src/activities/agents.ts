@@ -3,7 +3,13 @@
  * history, so replay never depends on the worker's current configuration) and fires `onAgentStart`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { DEFAULT_MAX_MODEL_CALLS, gatesOf, type AgentDefinition } from '../agents/define';
+import {
+  DEFAULT_MAX_MODEL_CALLS,
+  DEFAULT_MAX_TOOL_ARG_CHARS,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
+  gatesOf,
+  type AgentDefinition,
+} from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import type { AgentSpec, StartTurnRequest, StartTurnResponse } from '../core/spec';
 import { toolParameters, type ToolDefinition } from '../tools/define';
@@ -43,6 +49,11 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       onApprovalPending: hooks.some((h) => h.onApprovalPending),
     },
     maxModelCalls: def.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS,
+    limits: {
+      ...(def.turnTokenBudget !== undefined && { turnTokens: def.turnTokenBudget }),
+      maxToolArgChars: def.maxToolArgChars ?? DEFAULT_MAX_TOOL_ARG_CHARS,
+      maxToolResultChars: def.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
+    },
     stream: def.stream ?? true,
     searchAttributes: deps.searchAttributes,
   };

@@ -4,7 +4,7 @@
  * the workflow, which records them as HOOK_FAILED; they never fail the activity.
  */
 import { Context, log } from '@temporalio/activity';
-import { combineOutcomes, toOutcome } from '../core/policy';
+import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
 import type {
   ApprovalPendingContext,
@@ -168,6 +168,7 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
         if (ctx.cancellationSignal.aborted) throw err;
         return failed(`${req.tool} failed: ${message(err)}`, hookFailures);
       }
+      content = truncateResult(content, req.maxResultChars);
       const durationMs = elapsed();
       hookFailures.push(...(await runHooks(hooks, 'onToolEnd', { ...call, result: content, durationMs })));
       return { ok: true, content, durationMs, hookFailures };

@@ -19,7 +19,15 @@ export interface AgentDefinition {
   maxModelCalls?: number;
   /** Stream model responses (default true). */
   stream?: boolean;
+  /** Tokens one turn may use; the turn stops with a clear failure once exceeded. See also a session's `tokenBudget`. */
+  turnTokenBudget?: number;
+  /** Caps on tool arguments and results, in characters (defaults 64 KiB and 100 KiB). */
+  maxToolArgChars?: number;
+  maxToolResultChars?: number;
 }
+
+export const DEFAULT_MAX_TOOL_ARG_CHARS = 64 * 1024;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100 * 1024;
 
 export const DEFAULT_MAX_MODEL_CALLS = 20;
 

@@ -207,15 +207,36 @@ export class TillerClient {
         `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
       ].join('\n'),
     });
-    try {
-      return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {
-        args: [{ input }],
-        startWorkflowOperation,
-      });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) throw new DecisionRejectedError(err.cause?.message ?? err.message);
-      throw err;
+    // The previous turn's result can reach a caller a moment before its session has taken it in:
+    // when the session calls a turn "still running" that has in fact closed, try again shortly.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {
+          args: [{ input }],
+          startWorkflowOperation: attempt === 0 ? startWorkflowOperation : this.sessionStart(sessionId, opts),
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+        const message = err.cause?.message ?? err.message;
+        const busy = /still running turn (\S+);/.exec(message)?.[1];
+        if (!busy || attempt >= 20 || (await this.isOpen(busy))) throw new DecisionRejectedError(message);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
+  }
+
+  private sessionStart(sessionId: string, opts: Omit<SessionInput, 'carried'>) {
+    return new WithStartWorkflowOperation(WORKFLOW_TYPE_SESSION, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [opts],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+  }
+
+  private async isOpen(workflowId: string): Promise<boolean> {
+    const { status } = await this.handle(workflowId).describe();
+    return status.name === 'RUNNING';
   }
 
   sessionState(sessionId: string): Promise<SessionState> {

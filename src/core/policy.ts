@@ -76,6 +76,13 @@ export function timedOutResult(tool: string, timeout: string | number | undefine
   return `The approval request for ${tool} expired${after} without a decision; the tool was not run.`;
 }
 
+/** Cuts `text` to `max` characters with a marker the model (and a reader of history) understands. */
+export function truncateResult(text: string, max: number | undefined): string {
+  if (max === undefined || text.length <= max) return text;
+  const marker = `\n[truncated by Tiller: ${text.length} characters, showing the first ${max}]`;
+  return text.slice(0, max) + marker;
+}
+
 export function unknownToolResult(tool: string, known: readonly string[]): string {
   return `Error: unknown tool "${tool}". Available tools: ${known.join(', ') || '(none)'}.`;
 }

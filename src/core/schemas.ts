@@ -32,6 +32,8 @@ export const TurnInput = z.object({
   trust: z.array(TrustGrant).optional(),
   /** Earlier user/assistant messages, placed between the instructions and this input. */
   history: z.array(ConversationMessage).optional(),
+  /** Tokens this turn may use at most (a session passes what is left of its budget). */
+  tokenBudget: z.number().int().nonnegative().optional(),
 });
 export type TurnInput = z.infer<typeof TurnInput>;
 
@@ -178,6 +180,8 @@ export const SessionInput = z.object({
   maxTurnsPerRun: z.number().int().positive().optional(),
   /** Continue as new once the run's history passes this many events. */
   maxHistoryEvents: z.number().int().positive().optional(),
+  /** Tokens all turns of the session may use together; each turn gets what is left. */
+  tokenBudget: z.number().int().positive().optional(),
   /** Internal: state carried through continue-as-new. */
   carried: z.any().optional(),
 });

@@ -41,6 +41,15 @@ export interface ToolSpec {
   preview?: boolean;
 }
 
+export interface Limits {
+  /** Stop the turn once its model calls have used more tokens than this. */
+  turnTokens?: number;
+  /** Tool arguments longer than this (characters of JSON) fail without running the tool. */
+  maxToolArgChars: number;
+  /** Tool results longer than this are cut, with a marker, before they reach history or the model. */
+  maxToolResultChars: number;
+}
+
 export interface AgentSpec {
   name: string;
   instructions: string;
@@ -57,6 +66,8 @@ export interface AgentSpec {
     onApprovalPending?: boolean;
   };
   maxModelCalls: number;
+  /** Guardrails (OWASP LLM06/LLM10); absent in specs recorded before 0.2, which then run unlimited. */
+  limits?: Limits;
   stream: boolean;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
@@ -129,6 +140,8 @@ export interface ApproveToolResponse {
 export interface RunToolRequest extends Omit<ToolCallContext, 'args'> {
   /** The arguments exactly as the model sent them (a JSON string). */
   rawArgs: string;
+  /** Cut the result to this many characters (with a marker). */
+  maxResultChars?: number;
 }
 
 export interface RunToolResponse {

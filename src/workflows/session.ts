@@ -108,6 +108,11 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       validator: (raw) => {
         const checked = SendInput.safeParse(raw);
         if (!checked.success) throw new Error(`malformed send: ${formatZodError(checked.error)}`);
+        if (input.tokenBudget !== undefined && carry.usage.totalTokens >= input.tokenBudget) {
+          throw new Error(
+            `session ${sessionId} has used its token budget (${carry.usage.totalTokens} of ${input.tokenBudget} tokens)`,
+          );
+        }
         const busy = current?.turnId ?? queued?.turnId;
         if (busy) {
           throw new Error(
@@ -153,7 +158,18 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     try {
       const child = await startChild<typeof agentTurn>(WORKFLOW_TYPE_TURN, {
         workflowId: turnId,
-        args: [{ agent: input.agent, input: text, sessionId, trust: carry.trust, history: carry.conversation }],
+        args: [
+          {
+            agent: input.agent,
+            input: text,
+            sessionId,
+            trust: carry.trust,
+            history: carry.conversation,
+            ...(input.tokenBudget !== undefined && {
+              tokenBudget: Math.max(0, input.tokenBudget - carry.usage.totalTokens),
+            }),
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${input.agent} (session ${sessionId}): ${text.slice(0, 100)}`,
         staticDetails: `**Tiller turn** of session \`${sessionId}\` · agent **${input.agent}**\n\n> ${text.slice(0, 1_000)}`,

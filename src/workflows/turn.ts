@@ -81,6 +81,12 @@ function argsForDisplay(raw: string): unknown {
   return parsed.ok ? parsed.value : raw;
 }
 
+/** Arguments for state and events; oversized ones are summarised so they never bloat history twice. */
+function displayArgs(raw: string, spec: AgentSpec): unknown {
+  if (spec.limits && raw.length > spec.limits.maxToolArgChars) return `[${raw.length} characters of arguments]`;
+  return argsForDisplay(raw);
+}
+
 class TurnFailed extends Error {}
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -164,6 +170,12 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     return candidate;
   }
 
+  /** The smaller of the agent's per-turn budget and what the session has left, if either is set. */
+  function tokenBudget(spec: AgentSpec): number | undefined {
+    const limits = [spec.limits?.turnTokens, input.tokenBudget].filter((n): n is number => n !== undefined);
+    return limits.length ? Math.min(...limits) : undefined;
+  }
+
   function fail(message: string): never {
     throw new TurnFailed(message);
   }
@@ -171,10 +183,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   /** Runs one requested tool call through approve → start → run → end; returns what the model sees. */
   async function processToolCall(spec: AgentSpec, id: string, tool: string, rawArgs: string): Promise<string> {
     const parsedArgs = parseArgs(rawArgs);
-    const args = argsForDisplay(rawArgs);
+    const args = displayArgs(rawArgs, spec);
     const known = spec.tools.map((t) => t.name);
     if (!known.includes(tool)) {
       const error = unknownToolResult(tool, known);
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
+      return error;
+    }
+    if (spec.limits && rawArgs.length > spec.limits.maxToolArgChars) {
+      const error = `Error: the arguments for ${tool} are ${rawArgs.length} characters long; the limit is ${spec.limits.maxToolArgChars}.`;
       record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
       return error;
     }
@@ -232,7 +249,17 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           ...(toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout }),
           summary: `tool ${tool}`,
         },
-        [{ agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, rawArgs: runArgs }],
+        [
+          {
+            agent: spec.name,
+            turnId: state.turnId,
+            workflowId,
+            toolCallId: id,
+            tool,
+            rawArgs: runArgs,
+            ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
+          },
+        ],
       );
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -398,12 +425,18 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         toolCalls: toolCalls.map((t, i) => ({
           id: recordIds[i]!,
           name: t.function.name,
-          args: argsForDisplay(t.function.arguments),
+          args: displayArgs(t.function.arguments, agentSpec),
         })),
         ...(response.finishReason !== undefined && { finishReason: response.finishReason }),
       });
       messages.push(response.message);
       if (toolCalls.length === 0) return response.message.content ?? '';
+      const budget = tokenBudget(agentSpec);
+      if (budget !== undefined && state.usage.totalTokens > budget) {
+        fail(
+          `token budget exceeded: ${state.usage.totalTokens} tokens used of ${budget}; the model still asked for tools (${toolCalls.map((t) => t.function.name).join(', ')})`,
+        );
+      }
       if (call >= agentSpec.maxModelCalls) {
         fail(
           `maxModelCalls (${agentSpec.maxModelCalls}) reached: the model still asked for tools (${toolCalls.map((t) => t.function.name).join(', ')}) after ${call} calls`,

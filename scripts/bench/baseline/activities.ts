@@ -1,7 +1,9 @@
-/** Activities of the Temporal baseline: a streamed model call with a constant-size request, an instant tool. */
+/** Activities of the Temporal baseline: a streamed model call with a constant-size request, instant tools. */
+import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
+import type { Recorder } from '../fixture';
 
-export function baselineActivities(openai: OpenAI, resultBytes: number) {
+export function baselineActivities(openai: OpenAI, resultBytes: number, rec: Recorder) {
   const result = 'r'.repeat(resultBytes);
   return {
     async baselineModel(input: string, k: number): Promise<string> {
@@ -16,6 +18,10 @@ export function baselineActivities(openai: OpenAI, resultBytes: number) {
       return `${k}:${text.length}`;
     },
     async baselineTool(_k: number): Promise<string> {
+      return result;
+    },
+    async baselineGatedTool(g: number): Promise<string> {
+      rec.gatedStarted(`${Context.current().info.workflowExecution?.workflowId ?? ''}/${g}`, performance.now());
       return result;
     },
   };

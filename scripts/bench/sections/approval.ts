@@ -6,20 +6,20 @@
  *
  * "cached": default worker cache, the turn stays in memory while it waits. "evicted":
  * `maxCachedWorkflows: 0`, so every workflow task — the update's included — replays the history.
+ * The Temporal baseline (a bare workflow waiting on an update before an activity) runs the same
+ * procedure, its turns alternating with Tiller's.
  */
 import { randomUUID } from 'node:crypto';
-import type { TillerClient } from '../../../src/client';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { callId, GATED_AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
 import { roundSummary, sleep, summarize, type Summary } from '../stats';
+import { baselineWorker } from './baseline';
 
 export type CacheMode = 'cached' | 'evicted';
 
-export interface ApprovalResult {
-  cache: CacheMode;
-  maxCachedWorkflows: number | 'default';
+export interface ApprovalStats {
   approvals: number;
-  approvalsPerTurn: number;
   /** Update acknowledged (client) → tool execute started. Negative when the tool started before the ack arrived. */
   ackToToolStartMs: Summary;
   /** Update sent → tool execute started. */
@@ -28,64 +28,123 @@ export interface ApprovalResult {
   updateRoundTripMs: Summary;
 }
 
+export interface ApprovalResult extends ApprovalStats {
+  cache: CacheMode;
+  maxCachedWorkflows: number | 'default';
+  approvalsPerTurn: number;
+  baseline: ApprovalStats;
+}
+
+/** What the procedure needs from Tiller or from the baseline. */
+interface Gated {
+  start(turnId: string, gates: number): Promise<unknown>;
+  isPending(turnId: string, k: number): Promise<boolean>;
+  decide(turnId: string, k: number): Promise<unknown>;
+  startKey(turnId: string, k: number): string;
+  finish(turnId: string): Promise<unknown>;
+}
+
 const PER_TURN = 20;
 
-async function waitPending(tiller: TillerClient, turnId: string, id: string, intervalMs: number): Promise<void> {
+interface Sample {
+  ack: number;
+  send: number;
+  rt: number;
+}
+
+async function waitPending(g: Gated, turnId: string, k: number, intervalMs: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      const s = await tiller.state(turnId);
-      if (s.pendingApprovals.some((p) => p.id === id)) return;
+      if (await g.isPending(turnId, k)) return;
     } catch (err) {
       if (Date.now() > deadline) throw err;
     }
-    if (Date.now() > deadline) throw new Error(`${turnId}: ${id} never became pending`);
+    if (Date.now() > deadline) throw new Error(`${turnId}: gate ${k} never became pending`);
     await sleep(intervalMs);
   }
 }
 
-async function approvalTurn(env: BenchEnv, tiller: TillerClient, count: number, pollMs: number) {
+async function gatedTurn(env: BenchEnv, g: Gated, count: number, pollMs: number): Promise<Sample[]> {
   const turnId = `approval-${randomUUID()}`;
-  await tiller.startTurn({ agent: GATED_AGENT, input: planInput({ key: turnId, steps: 0, gated: count }), turnId });
-  const samples: { ack: number; send: number; rt: number }[] = [];
+  await g.start(turnId, count);
+  const samples: Sample[] = [];
   for (let k = 0; k < count; k++) {
-    const id = callId(k);
-    await waitPending(tiller, turnId, id, pollMs);
+    await waitPending(g, turnId, k, pollMs);
     await sleep(20); // let the worker go idle: nothing in flight when the decision arrives
-    const started = env.rec.gatedStart(`${turnId}/${id}`);
+    const started = env.rec.gatedStart(g.startKey(turnId, k));
     const t0 = performance.now();
-    await tiller.decide(turnId, { id, approved: true, approver: 'bench' });
+    await g.decide(turnId, k);
     const t1 = performance.now();
     const tExec = await started;
     samples.push({ ack: tExec - t1, send: tExec - t0, rt: t1 - t0 });
   }
-  const result = await tiller.result(turnId);
-  if (result.status !== 'completed') throw new Error(`${turnId} ended ${result.status}`);
+  await g.finish(turnId);
   env.rec.requests.delete(turnId);
   return samples;
+}
+
+function stats(all: Sample[]): ApprovalStats {
+  return {
+    approvals: all.length,
+    ackToToolStartMs: roundSummary(summarize(all.map((s) => s.ack)), 3),
+    sendToToolStartMs: roundSummary(summarize(all.map((s) => s.send)), 3),
+    updateRoundTripMs: roundSummary(summarize(all.map((s) => s.rt)), 3),
+  };
 }
 
 export async function runApproval(
   env: BenchEnv,
   opts: { approvals: number; cache: CacheMode },
 ): Promise<ApprovalResult> {
+  const cacheOpts = opts.cache === 'evicted' ? { maxCachedWorkflows: 0 } : {};
   const { taskQueue, tiller } = env.queue(`approval-${opts.cache}`);
-  const worker = await env.worker(taskQueue, opts.cache === 'evicted' ? { maxCachedWorkflows: 0 } : undefined);
+  const worker = await env.worker(taskQueue, cacheOpts);
+  const base = await baselineWorker(env, cacheOpts);
+  const ours: Gated = {
+    start: (turnId, gates) =>
+      tiller.startTurn({ agent: GATED_AGENT, input: planInput({ key: turnId, steps: 0, gated: gates }), turnId }),
+    isPending: async (turnId, k) => (await tiller.state(turnId)).pendingApprovals.some((p) => p.id === callId(k)),
+    decide: (turnId, k) => tiller.decide(turnId, { id: callId(k), approved: true, approver: 'bench' }),
+    startKey: (turnId, k) => `${turnId}/${callId(k)}`,
+    finish: async (turnId) => {
+      const r = await tiller.result(turnId);
+      if (r.status !== 'completed') throw new Error(`${turnId} ended ${r.status}`);
+    },
+  };
+  const handle = (id: string) => env.client.workflow.getHandle(id);
+  const baseline: Gated = {
+    start: (turnId, gates) =>
+      env.client.workflow.start('baselineGated', {
+        taskQueue: base.taskQueue,
+        workflowId: turnId,
+        args: [planInput({ key: turnId, steps: 0 }), 0, gates],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      }),
+    isPending: async (turnId, k) => (await handle(turnId).query<{ waiting: number }>('state')).waiting === k,
+    decide: (turnId, k) => handle(turnId).executeUpdate<boolean, [number]>('decide', { args: [k] }),
+    startKey: (turnId, k) => `${turnId}/${k}`,
+    finish: (turnId) => handle(turnId).result(),
+  };
   const pollMs = opts.cache === 'evicted' ? 20 : 5;
-  return worker.runUntil(async () => {
-    await approvalTurn(env, tiller, 3, pollMs); // warm-up
-    const all: { ack: number; send: number; rt: number }[] = [];
-    while (all.length < opts.approvals) {
-      all.push(...(await approvalTurn(env, tiller, Math.min(PER_TURN, opts.approvals - all.length), pollMs)));
-    }
-    return {
-      cache: opts.cache,
-      maxCachedWorkflows: opts.cache === 'evicted' ? 0 : 'default',
-      approvals: all.length,
-      approvalsPerTurn: PER_TURN,
-      ackToToolStartMs: roundSummary(summarize(all.map((s) => s.ack)), 3),
-      sendToToolStartMs: roundSummary(summarize(all.map((s) => s.send)), 3),
-      updateRoundTripMs: roundSummary(summarize(all.map((s) => s.rt)), 3),
-    };
-  });
+  return worker.runUntil(
+    base.worker.runUntil(async () => {
+      await gatedTurn(env, ours, 3, pollMs); // warm-up
+      await gatedTurn(env, baseline, 3, pollMs);
+      const mine: Sample[] = [];
+      const theirs: Sample[] = [];
+      while (mine.length < opts.approvals) {
+        const n = Math.min(PER_TURN, opts.approvals - mine.length);
+        mine.push(...(await gatedTurn(env, ours, n, pollMs)));
+        theirs.push(...(await gatedTurn(env, baseline, n, pollMs)));
+      }
+      return {
+        cache: opts.cache,
+        maxCachedWorkflows: opts.cache === 'evicted' ? 0 : 'default',
+        approvalsPerTurn: PER_TURN,
+        ...stats(mine),
+        baseline: stats(theirs),
+      };
+    }),
+  );
 }

@@ -12,20 +12,23 @@ import { gaps } from '../stats';
 let bundle: { code: string } | undefined;
 
 /** A worker for the baseline workflow and a function that runs one baseline turn of N steps. */
-export async function baselineWorker(env: BenchEnv) {
+export async function baselineWorker(
+  env: BenchEnv,
+  { taskQueue = env.queue('baseline').taskQueue, ...options }: { maxCachedWorkflows?: number; taskQueue?: string } = {},
+) {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
   bundle ??= await bundleWorkflowCode({
     workflowsPath: require.resolve('../baseline/workflow'),
     logger: logger as never,
   });
-  const { taskQueue } = env.queue('baseline');
   const worker = await Worker.create({
     connection: env.native,
     namespace: env.server.namespace,
     taskQueue,
     workflowBundle: bundle,
-    activities: baselineActivities(openaiFor(env.model), env.resultBytes),
+    activities: baselineActivities(openaiFor(env.model), env.resultBytes, env.rec),
+    ...options,
   });
   const turn = async (steps: number) => {
     const key = `baseline-${randomUUID()}`;
@@ -42,5 +45,5 @@ export async function baselineWorker(env: BenchEnv) {
       throw new Error(`baseline ${key}: ${stepTimes.length} step times, expected ${steps}`);
     return { wall, stepTimes };
   };
-  return { worker, turn };
+  return { worker, taskQueue, turn };
 }
