@@ -7,6 +7,7 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { dataConverterFromEnv } from './codec/encryption';
 
 export const DEFAULT_TASK_QUEUE = 'tiller';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -35,5 +36,6 @@ export function defaultModel(env: NodeJS.ProcessEnv = process.env): string {
 
 export async function connectClient(settings = temporalSettings()): Promise<Client> {
   const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
-  return new Client({ connection, namespace: settings.namespace });
+  const dataConverter = dataConverterFromEnv();
+  return new Client({ connection, namespace: settings.namespace, ...(dataConverter && { dataConverter }) });
 }

@@ -10,6 +10,7 @@ import { openAIFromEnv } from './activities/model';
 import type { AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
+import { dataConverterFromEnv } from './codec/encryption';
 import { defaultModel, temporalSettings } from './config';
 import type { ToolDefinition } from './tools/define';
 import { fileTools } from './tools/files';
@@ -33,6 +34,8 @@ export interface CreateWorkerOptions {
   searchAttributes?: boolean;
   /** A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Payload encryption and conversion; defaults to `TILLER_ENCRYPTION_KEYS` (see src/codec/encryption.ts). */
+  dataConverter?: WorkerOptions['dataConverter'];
   /** Any other Temporal worker option (cache size, concurrency, sticky timeout, …). */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
@@ -61,12 +64,14 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     defaultModel: opts.model ?? defaultModel(),
     searchAttributes: opts.searchAttributes ?? true,
   });
+  const dataConverter = opts.dataConverter ?? dataConverterFromEnv();
   return Worker.create({
     connection: opts.connection ?? (await NativeConnection.connect(settings.connectionOptions)),
     namespace: opts.namespace ?? settings.namespace,
     taskQueue: opts.taskQueue ?? settings.taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     activities,
+    ...(dataConverter && { dataConverter }),
     ...opts.worker,
   });
 }

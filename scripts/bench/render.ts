@@ -5,8 +5,14 @@ import { evaluateTargets } from './targets';
 
 const f = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d));
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-const table = (head: string[], rows: (string | number)[][]) =>
-  [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
+function table(head: string[], rows: (string | number)[][]): string {
+  for (const r of rows) {
+    if (r.length > head.length)
+      throw new Error(`render: a row has ${r.length} cells for ${head.length} columns: ${r[0]}`);
+  }
+  const padded = rows.map((r) => [...r, ...Array<string>(head.length - r.length).fill('')]);
+  return [row(head), row(head.map(() => '---')), ...padded.map(row)].join('\n');
+}
 const loadOf = (t: Timed<unknown>) =>
   `load ${t.loadStart.join(' / ')} → ${t.loadEnd.join(' / ')}` +
   (t.cpu ? `; CPU busy ${f(t.cpu.busyPct, 0)} %, steal ${f(t.cpu.stealPct, 0)} %` : '') +
@@ -200,6 +206,7 @@ export function renderMarkdown(r: BenchResults): string {
             'tool steps/s',
             'step p50 ms',
             'step p95 ms',
+            'CPU ms/step server + bench',
             'load',
           ],
           tpRows,
@@ -466,6 +473,43 @@ export function renderMarkdown(r: BenchResults): string {
     }
     if (!x.ran) L.push('', 'The peer did not run:', '', '```', x.error ?? '', '```');
   }
+  L.push('', ...notes(r));
   L.push('');
   return L.join('\n');
+}
+
+/** Computed read-outs of this run, and the limits of the set-up. */
+function notes(r: BenchResults): string[] {
+  const out = ['## Reading the numbers', ''];
+  const fl = r.floor?.result;
+  for (const p of r.passes) {
+    const d = p.durable?.result;
+    if (!d) continue;
+    const parts = [
+      `- **${p.storage}**: a tool step takes ${f(d.stepMs.p50)} ms p50 durably`,
+      fl ? ` against ${f(fl.stepMs.p50)} ms in-process` : '',
+      `; the bare Temporal loop of the same shape takes ${f(d.baseline.stepMs.p50)} ms, so Tiller adds ${f(d.stepMs.p50 - d.baseline.stepMs.p50)} ms p50 on top of Temporal`,
+      fl ? ` and Temporal itself ${f(d.baseline.stepMs.p50 - fl.stepMs.p50)} ms over the floor` : '',
+      `. CPU per step: dev server ${f(d.cpu.serverMs)} ms, bench process ${f(d.cpu.benchMs)} ms (baseline ${f(d.baseline.cpu.serverMs)} + ${f(d.baseline.cpu.benchMs)} ms)`,
+      d.cpu.serverMs + d.cpu.benchMs > 0
+        ? `, which caps this 2-core machine at about ${f(2000 / (d.cpu.serverMs + d.cpu.benchMs), 0)} tool steps/s even with nothing else running.`
+        : '.',
+    ];
+    out.push(parts.join(''));
+  }
+  const h = r.history?.result;
+  if (h) {
+    const longest = h.turns[h.turns.length - 1]!;
+    out.push(
+      `- **History**: every \`callModel\` activity records the whole conversation as its input, so the model inputs make up ${f((longest.modelInputBytes / longest.protoBytes) * 100, 0)} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step grow with the step index (${h.growth}). Replay and evicted queries pay for it too: they re-encode every recorded input.`,
+    );
+  }
+  out.push(
+    '- **Not measured**: tools as local activities (Tiller has no such option); the issue’s 10,000 paused turns',
+    '  unless the command above says `--paused 10000`.',
+    '- **Peer set-up**: `@temporalio/openai-agents` 1.23.0 with `@openai/agents-core` 0.11.6 (webpack 5.113) fails',
+    '  to load its workflow bundle (`Automatic publicPath is not supported in this browser`: agents-core’s dynamic',
+    '  `import()` becomes a webpack chunk); `bench/peer/run.ts` bundles with `dynamicImportMode: "eager"` to run it.',
+  );
+  return out;
 }

@@ -44,7 +44,7 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
       const growthShare = durable.fittedGrowthMs / durable.stepMs.p50;
       rows.push({
         target: `step time flat over a ${durable.stepsPerTurn}-step turn ${tag}`,
-        measured: `slope ${durable.slopeMsPerStep.toFixed(4)} ms/step → +${ms(durable.fittedGrowthMs)} over the turn (${(growthShare * 100).toFixed(0)} % of p50)`,
+        measured: `slope ${durable.slopeMsPerStep.toFixed(4)} ms/step → ${durable.fittedGrowthMs >= 0 ? '+' : ''}${ms(durable.fittedGrowthMs)} over the turn (${(growthShare * 100).toFixed(0)} % of p50)`,
         status: check(growthShare <= 0.2),
         note: 'criterion of this bench: fitted growth ≤ 20 % of the p50 step',
       });

@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { temporalSettings, type TemporalSettings } from '../config';
 import { decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
+import { codecServerCommand } from './codec';
 import { devCommand } from './dev';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
@@ -145,6 +146,16 @@ function program(settings: () => TemporalSettings, done: (code: number) => void)
     .argument('<session>', 'session (workflow) id')
     .option('--json', 'print the raw state as JSON')
     .action(async (session: string, o: { json?: boolean }) => done(await sessionCommand(settings(), session, o)));
+
+  cmd
+    .command('codec-server')
+    .description(
+      'serve /codec/encode and /codec/decode for the Temporal UI (TILLER_ENCRYPTION_KEYS, TILLER_CODEC_TOKEN)',
+    )
+    .option('--port <port>', 'port', (v) => Number(v), 8888)
+    .option('--host <host>', 'interface', '127.0.0.1')
+    .option('--ui-origin <origin>', 'the Temporal UI origin allowed by CORS, e.g. http://localhost:8233')
+    .action(async (o: { port: number; host: string; uiOrigin?: string }) => done(await codecServerCommand(o)));
 
   cmd
     .command('setup')
