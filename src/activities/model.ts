@@ -28,6 +28,15 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+/** Removes credentials from text that may reach history, logs or clients (an endpoint may echo the key). */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}
+
 /**
  * The one place that decides whether a failed model call is retried: 408/409/429/5xx and network
  * errors are (honouring `retry-after`), other 4xx are not, each with a clear failure type.
@@ -38,7 +47,6 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.create({
       type: 'ModelUnavailable',
       message: `model endpoint unreachable: ${err.message}`,
-      cause: err,
     });
   }
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
@@ -173,7 +181,15 @@ export function createModelActivities({ client }: ModelActivityDeps) {
         };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
-        throw classifyModelError(err);
+        const failure = classifyModelError(err);
+        const message = redact(failure.message, [client.apiKey ?? undefined]);
+        if (message === failure.message) throw failure;
+        throw ApplicationFailure.create({
+          type: failure.type ?? 'ModelError',
+          message,
+          nonRetryable: failure.nonRetryable ?? false,
+          ...(failure.nextRetryDelay != null && { nextRetryDelay: failure.nextRetryDelay }),
+        });
       } finally {
         clearInterval(keepAlive);
       }

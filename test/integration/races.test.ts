@@ -187,6 +187,8 @@ test('the same update id sent twice (even concurrently, even with another payloa
     const accepted = await acceptedUpdates(turnId);
     expect(accepted).toHaveLength(1);
     expect(accepted[0]!.workflowExecutionUpdateAcceptedEventAttributes!.protocolInstanceId).toBe(updateId);
+    // Even after the turn has completed, the same update id still answers with the first result.
+    await expect(other.decide(turnId, { id: 'd1', approved: false }, updateId)).resolves.toEqual(first);
   }, workerOpts);
 });
 
