@@ -88,6 +88,7 @@ function settingsOf(o: BenchOptions): BenchResults['settings'] {
     historySteps: o.historySteps,
     paused: o.paused,
     smallCache: o.smallCache,
+    warmup: o.warmup,
     resultBytes: o.resultBytes,
   };
 }
@@ -100,6 +101,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const want = (s: Section) => opts.only.includes(s);
+  const warmGates = Math.max(1, Math.round(opts.warmup / 10));
   const t0 = performance.now();
   const ticks0 = cpuTicks();
   const { cli } = ensureTemporal({ needTestServer: false });
@@ -147,15 +149,16 @@ async function main(): Promise<number> {
         results.passes.push(pass);
         const tag = (s: string) => `${s} [${storage}]`;
         try {
-          if (want('durable')) pass.durable = await timed(tag('durable'), () => runDurable(env, opts));
+          if (want('durable'))
+            pass.durable = await timed(tag('durable'), () => runDurable(env, { ...opts, warmSteps: opts.warmup }));
           if (want('throughput'))
             pass.throughput = await timed(tag('throughput'), () =>
               runThroughput(env, { concurrency: opts.concurrency, totalSteps: opts.throughputSteps }),
             );
           if (want('approval'))
             pass.approval = await timed(tag('approval'), async () => [
-              await runApproval(env, { approvals: opts.approvals, cache: 'cached' }),
-              await runApproval(env, { approvals: opts.approvals, cache: 'evicted' }),
+              await runApproval(env, { approvals: opts.approvals, cache: 'cached', warmGates }),
+              await runApproval(env, { approvals: opts.approvals, cache: 'evicted', warmGates }),
             ]);
           if (want('query'))
             pass.query = await timed(tag('query'), () =>
@@ -169,7 +172,7 @@ async function main(): Promise<number> {
             );
           if (want('peer') && i === 0)
             results.peer = await timed(tag('peer'), () =>
-              runPeer(env, { steps: opts.steps, turns: Math.max(1, Math.ceil(opts.turns / 2)) }),
+              runPeer(env, { steps: opts.steps, turns: Math.max(1, Math.floor(opts.turns / 2)) }),
             );
         } finally {
           await env.close();

@@ -31,6 +31,8 @@ export interface BenchOptions {
   paused: number;
   /** maxCachedWorkflows of the "small cache" passes. */
   smallCache: number;
+  /** Steps of the warm-up turns before each measurement. */
+  warmup: number;
   /** Characters of every tool result (what the model sees back). */
   resultBytes: number;
   /** Where BENCHMARKS.md and bench-results.json go. */
@@ -61,7 +63,7 @@ export const USAGE = `npm run bench -- [options]
   --storage memory,sqlite dev server passes (default both; --quick: memory). History, paused and peer run once.
   --paused-storage S      which pass runs the paused section (default memory)
   --steps N               tool steps per turn for per-step latency and the peer (default 200; quick 50)
-  --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1; peer: half)
+  --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1; the peer runs half)
   --throughput-steps N    tool steps per concurrency level (default 1000; quick 60; at least 4 per turn)
   --concurrency 1,10,50   concurrent turns for throughput
   --approvals N           approvals per cache mode (default 100; quick 10)
@@ -69,8 +71,9 @@ export const USAGE = `npm run bench -- [options]
   --queries N             cached queries (default 200; quick 30)
   --evicted-queries N     queries with a cache-less worker (default 30; quick 5)
   --history 20,100,200    turn lengths for the history section (quick 10,20,40)
-  --paused N              paused turns per cache mode (default 1000; quick 50; the issue's figure is 10000)
+  --paused N              paused turns per cache mode (default 1000; quick 30; the issue's figure is 10000)
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
+  --warmup N              steps of each warm-up turn (default 30; quick 10)
   --result-bytes N        characters of every tool result (default 200)
   --out DIR               where BENCHMARKS.md + bench-results.json go (default: the repo root for a full run,
                           test-artifacts/bench/ for --quick or --only)
@@ -92,8 +95,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     queries: quick ? 30 : 200,
     evictedQueries: quick ? 5 : 30,
     historySteps: quick ? [10, 20, 40] : [20, 100, 200],
-    paused: quick ? 50 : 1000,
+    paused: quick ? 30 : 1000,
     smallCache: 10,
+    warmup: quick ? 10 : 30,
     resultBytes: 200,
     outDir: '',
     renderOnly: false,
@@ -163,6 +167,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--small-cache':
         opts.smallCache = int('small-cache', value());
+        break;
+      case '--warmup':
+        opts.warmup = int('warmup', value());
         break;
       case '--result-bytes':
         opts.resultBytes = int('result-bytes', value());

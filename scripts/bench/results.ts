@@ -47,6 +47,7 @@ export interface BenchResults {
     historySteps: number[];
     paused: number;
     smallCache: number;
+    warmup: number;
     resultBytes: number;
   };
   floor?: Timed<FloorResult>;

@@ -37,6 +37,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
         description: tool.description,
         parameters: toolParameters(tool),
         ...(tool.timeout !== undefined && { timeout: tool.timeout }),
+        ...(tool.heartbeatTimeout !== undefined && { heartbeatTimeout: tool.heartbeatTimeout }),
         ...(tool.preview !== undefined && { preview: true }),
       };
     }),

@@ -145,3 +145,15 @@ export async function setupCommand(settings: TemporalSettings): Promise<number> 
     await connection.close();
   }
 }
+
+export function cancelCommand(settings: TemporalSettings, id: string): Promise<number> {
+  return withTiller(settings, async (tiller) => {
+    const description = await describeTurn(tiller, id);
+    if (!isRunning(description)) {
+      throw new CliError(`rejected: ${id} has already ended (${description.status.name})`, EXIT.rejected);
+    }
+    await tiller.cancel(id);
+    out(`cancellation requested for ${id}; it ends \`cancelled\` once its worker has stopped what runs`);
+    return EXIT.ok;
+  });
+}

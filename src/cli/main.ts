@@ -4,9 +4,10 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { temporalSettings, type TemporalSettings } from '../config';
-import { decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
+import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
 import { codecServerCommand } from './codec';
 import { devCommand } from './dev';
+import { REPLAY_EXAMPLES, replayCommand } from './replay';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
 import { defaultApprover, packageVersion } from './paths';
@@ -156,6 +157,32 @@ function program(settings: () => TemporalSettings, done: (code: number) => void)
     .option('--host <host>', 'interface', '127.0.0.1')
     .option('--ui-origin <origin>', 'the Temporal UI origin allowed by CORS, e.g. http://localhost:8233')
     .action(async (o: { port: number; host: string; uiOrigin?: string }) => done(await codecServerCommand(o)));
+
+  cmd
+    .command('replay')
+    .description(
+      "replay turns' and sessions' histories against the current workflow code: non-determinism before a deploy",
+    )
+    .argument('[workflows...]', 'turn or session (workflow) ids')
+    .option(
+      '--query <filter>',
+      'every workflow run matching this visibility query, e.g. TillerStatus="awaiting_approval"',
+    )
+    .option(
+      '--bundle <file>',
+      'replay against this workflow bundle (bundleWorkflowCode output) instead of the current code',
+    )
+    .option('--json', 'print the outcomes as JSON')
+    .addHelpText('after', REPLAY_EXAMPLES)
+    .action(async (workflows: string[], o: { query?: string; bundle?: string; json?: boolean }) =>
+      done(await replayCommand(settings(), workflows, o)),
+    );
+
+  cmd
+    .command('cancel')
+    .description('cancel a turn or session: in-flight model and tool calls are cancelled, the state is kept')
+    .argument('<id>', 'turn or session (workflow) id')
+    .action(async (id: string) => done(await cancelCommand(settings(), id)));
 
   cmd
     .command('setup')

@@ -121,6 +121,13 @@ export class TillerClient {
     return this.decide(turnId, { id, approved: false, ...opts });
   }
 
+  /** Requests cancellation: in-flight model and tool activities are cancelled, the turn ends `cancelled`. */
+  cancel(workflowId: string): Promise<void> {
+    return this.handle(workflowId)
+      .cancel()
+      .then(() => undefined);
+  }
+
   /** Fire-and-forget decision; a bad one is recorded as DECISION_REJECTED in the turn's events. */
   signalDecision(turnId: string, decision: unknown): Promise<void> {
     return this.handle(turnId).signal(decideSignal, decision as Decision);

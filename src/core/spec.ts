@@ -37,6 +37,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
   /** Start-to-close timeout of one attempt of this tool's activity. */
   timeout?: DurationLike;
+  heartbeatTimeout?: DurationLike;
   /** The tool can show an approver what a call would do before it is approved. */
   preview?: boolean;
 }

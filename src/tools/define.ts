@@ -23,6 +23,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Start-to-close timeout of one attempt (default 10 minutes). */
   timeout?: DurationLike;
   /**
+   * For tools that call `ctx.heartbeat()`: a missed heartbeat for this long counts as a dead worker,
+   * and the call is retried on another one (with the same idempotency key) instead of after `timeout`.
+   * Heartbeats are also how a running tool learns that its turn was cancelled (`ctx.signal`).
+   */
+  heartbeatTimeout?: DurationLike;
+  /**
    * What the call would do, shown to the approver before they decide (run as an activity before the
    * approval request is raised), e.g. the size and first lines of the file a delete would remove.
    */

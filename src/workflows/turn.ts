@@ -247,6 +247,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         {
           ...toolOptions,
           ...(toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout }),
+          ...(toolSpec?.heartbeatTimeout !== undefined && { heartbeatTimeout: toolSpec.heartbeatTimeout }),
           summary: `tool ${tool}`,
         },
         [

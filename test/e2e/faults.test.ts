@@ -242,7 +242,10 @@ test('kill -9 mid-model-call: the call is retried, its usage counted once, and o
   expect(assistants).toHaveLength(2);
   expect(assistants.map((m: any) => m.tool_calls.map((t: any) => t.id))).toEqual([['r1'], ['r2']]);
   expect(toolMessage(requests[3], 'r2')).toBe('beta');
-  expect(JSON.stringify(requests[3].messages)).not.toContain('lost');
+  expect(requests[3].messages.filter((m: any) => m.role === 'tool').map((m: any) => m.tool_call_id)).toEqual([
+    'r1',
+    'r2',
+  ]);
 
   const state = await s.tiller.state(turnId);
   const called = state.events.filter((e) => e.type === 'MODEL_CALLED') as { call?: number }[];
@@ -283,7 +286,7 @@ test('server restart: turns paused on approvals are listed again and resume; a t
   );
   fs.writeFileSync(path.join(s.workspace, 'p1.txt'), 'one');
   fs.writeFileSync(path.join(s.workspace, 'p2.txt'), 'two');
-  const worker = await s.worker({ gated: true });
+  await s.worker({ gated: true });
   const id = randomUUID().slice(0, 8);
   const turns = { p1: `restart-p1-${id}`, p2: `restart-p2-${id}`, m: `restart-m-${id}` };
   await s.tiller.startTurn({ agent: 'assistant', input: inputs.p1, turnId: turns.p1 });
@@ -344,16 +347,20 @@ test('server restart: turns paused on approvals are listed again and resume; a t
   ]);
   expect(r2.toolCalls).toEqual([expect.objectContaining({ id: 'p2-del', status: 'denied' })]);
 
-  // The mid-tool call ran once, in the worker that survived the restart; its effect was applied once.
+  // The mid-tool call's effect was applied once. Its worker survived the restart and normally reports
+  // the first attempt; should the outage outlast a heartbeat timeout, a retry carries the same key and
+  // finds the effect applied.
   const key = `${turns.m}:m1`;
-  expect(s.logLines().map((l) => [l.event, l.attempt, l.key, l.pid])).toEqual([
-    ['start', 1, key, worker.process.pid],
-    ['applied', 1, key, worker.process.pid],
-    ['done', 1, key, worker.process.pid],
-  ]);
+  const lines = s.logLines();
+  expect([...new Set(lines.map((l) => l.key))]).toEqual([key]);
+  expect(lines.filter((l) => l.event === 'applied')).toEqual([expect.objectContaining({ attempt: 1 })]);
+  expect(lines.filter((l) => l.event === 'duplicate')).toHaveLength(
+    lines.filter((l) => l.event === 'start').length - 1,
+  );
   expect(s.effectLines()).toEqual([{ key, text: 'survivor' }]);
   const sawM1 = s.model.requests.filter((r) => toolMessage(r.body, 'm1') !== undefined);
-  expect(sawM1.map((r) => toolMessage(r.body, 'm1'))).toEqual(['wrote survivor']);
+  expect(sawM1).toHaveLength(1);
+  expect(toolMessage(sawM1[0]!.body, 'm1')).toMatch(/^wrote survivor/);
   // Each turn made exactly its two model calls: nothing was re-run by the restart.
   expect([r1.usage.modelCalls, r2.usage.modelCalls, rm.usage.modelCalls]).toEqual([2, 2, 2]);
   expect(s.model.requests).toHaveLength(6);

@@ -28,13 +28,22 @@ const runs = new Map<string, number>();
 /** Turns whose `guarded_write` holds until released (by workflow id). */
 const holds = new Map<string, Promise<void>>();
 
+/** Waits for `release`, or until `signal` aborts (a worker shutting down after a failed test never hangs). */
+function heldUntil(release: Promise<void> | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (!release) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    release.then(resolve, resolve);
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 const guardedWrite = defineTool({
   name: 'guarded_write',
   description: 'Write a line; needs approval.',
   input: z.object({ text: z.string() }),
   async execute({ text }, ctx) {
     runs.set(ctx.idempotencyKey, (runs.get(ctx.idempotencyKey) ?? 0) + 1);
-    await holds.get(ctx.workflowId);
+    await heldUntil(holds.get(ctx.workflowId), ctx.signal);
     return `wrote ${text}`;
   },
 });
@@ -204,7 +213,7 @@ test('a decision before the wait: rejected as unknown while the model call runs 
     maxRetries: 0,
     fetch: async (input, init) => {
       const response = await fetch(input, init);
-      if (held++ === 0) await release.promise;
+      if (held++ === 0) await heldUntil(release.promise, init?.signal ?? undefined);
       return response;
     },
   });

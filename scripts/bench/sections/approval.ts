@@ -95,7 +95,7 @@ function stats(all: Sample[]): ApprovalStats {
 
 export async function runApproval(
   env: BenchEnv,
-  opts: { approvals: number; cache: CacheMode },
+  opts: { approvals: number; cache: CacheMode; warmGates: number },
 ): Promise<ApprovalResult> {
   const cacheOpts = opts.cache === 'evicted' ? { maxCachedWorkflows: 0 } : {};
   const { taskQueue, tiller } = env.queue(`approval-${opts.cache}`);
@@ -129,8 +129,8 @@ export async function runApproval(
   const pollMs = opts.cache === 'evicted' ? 20 : 5;
   return worker.runUntil(
     base.worker.runUntil(async () => {
-      await gatedTurn(env, ours, 3, pollMs); // warm-up
-      await gatedTurn(env, baseline, 3, pollMs);
+      await gatedTurn(env, ours, opts.warmGates, pollMs); // warm-up
+      await gatedTurn(env, baseline, opts.warmGates, pollMs);
       const mine: Sample[] = [];
       const theirs: Sample[] = [];
       while (mine.length < opts.approvals) {

@@ -53,14 +53,17 @@ export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps:
   return { key, wall, stepTimes };
 }
 
-export async function runDurable(env: BenchEnv, opts: { steps: number; turns: number }): Promise<DurableResult> {
+export async function runDurable(
+  env: BenchEnv,
+  opts: { steps: number; turns: number; warmSteps: number },
+): Promise<DurableResult> {
   const { taskQueue, tiller } = env.queue('durable');
   const worker = await env.worker(taskQueue);
   const baseline = await baselineWorker(env);
   return worker.runUntil(
     baseline.worker.runUntil(async () => {
-      await runTurnOfSteps(env, tiller, 30); // warm-up
-      await baseline.turn(30);
+      await runTurnOfSteps(env, tiller, opts.warmSteps); // warm-up
+      await baseline.turn(opts.warmSteps);
       const all: number[] = [];
       const slopes: number[] = [];
       const first: number[] = [];
