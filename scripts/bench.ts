@@ -82,6 +82,8 @@ function settingsOf(o: BenchOptions): BenchResults['settings'] {
     throughputSteps: o.throughputSteps,
     concurrency: o.concurrency,
     approvals: o.approvals,
+    evictedApprovals: o.evictedApprovals,
+    peerTurns: o.peerTurns,
     querySteps: o.querySteps,
     queries: o.queries,
     evictedQueries: o.evictedQueries,
@@ -148,17 +150,31 @@ async function main(): Promise<number> {
         const pass: StoragePass = { storage };
         results.passes.push(pass);
         const tag = (s: string) => `${s} [${storage}]`;
+        // Passes after the first repeat the storage-sensitive sections at smaller sizes, to keep the run short.
+        const turns = i === 0 ? opts.turns : Math.min(opts.turns, 2);
+        const throughputSteps = i === 0 ? opts.throughputSteps : Math.ceil(opts.throughputSteps / 2);
         try {
           if (want('durable'))
-            pass.durable = await timed(tag('durable'), () => runDurable(env, { ...opts, warmSteps: opts.warmup }));
+            pass.durable = await timed(tag('durable'), () =>
+              runDurable(env, {
+                steps: opts.steps,
+                turns,
+                baselineTurns: Math.min(turns, 2),
+                warmSteps: opts.warmup,
+              }),
+            );
           if (want('throughput'))
             pass.throughput = await timed(tag('throughput'), () =>
-              runThroughput(env, { concurrency: opts.concurrency, totalSteps: opts.throughputSteps }),
+              runThroughput(env, {
+                concurrency: opts.concurrency,
+                totalSteps: throughputSteps,
+                maxStepsPerTurn: opts.steps,
+              }),
             );
           if (want('approval'))
             pass.approval = await timed(tag('approval'), async () => [
               await runApproval(env, { approvals: opts.approvals, cache: 'cached', warmGates }),
-              await runApproval(env, { approvals: opts.approvals, cache: 'evicted', warmGates }),
+              await runApproval(env, { approvals: opts.evictedApprovals, cache: 'evicted', warmGates }),
             ]);
           if (want('query'))
             pass.query = await timed(tag('query'), () =>
@@ -171,9 +187,7 @@ async function main(): Promise<number> {
               runPaused(env, { turns: opts.paused, smallCache: opts.smallCache }),
             );
           if (want('peer') && i === 0)
-            results.peer = await timed(tag('peer'), () =>
-              runPeer(env, { steps: opts.steps, turns: Math.max(1, Math.floor(opts.turns / 2)) }),
-            );
+            results.peer = await timed(tag('peer'), () => runPeer(env, { steps: opts.steps, turns: opts.peerTurns }));
         } finally {
           await env.close();
         }

@@ -88,7 +88,11 @@ export async function startEnv(opts: {
   }
   const server = await startDevServer({ cli: opts.cli, ...(dbFilename && { dbFilename }) });
   const native = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
+  // Long Tiller and peer histories are larger than gRPC's default 4 MiB per message.
+  const connection = await Connection.connect({
+    address: server.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 },
+  });
   const client = new Client({ connection, namespace: server.namespace });
   const openai = openaiFor(opts.model);
   const tools = benchTools(opts.resultBytes, opts.rec);

@@ -32,7 +32,7 @@ function sh(cmd: string, args: string[]): string {
 
 function pkgVersion(name: string): string {
   try {
-    const file = path.join(path.dirname(require.resolve(`${name}/package.json`)), 'package.json');
+    const file = path.resolve(__dirname, '../../node_modules', name, 'package.json');
     return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';

@@ -18,8 +18,11 @@ export interface BenchOptions {
   /** Tool steps per concurrency level in the throughput section (split across the turns). */
   throughputSteps: number;
   concurrency: number[];
-  /** Approvals per cache mode. */
+  /** Approvals with the turn cached, and with a worker that caches nothing. */
   approvals: number;
+  evictedApprovals: number;
+  /** Turns of --steps steps for each of the peer's three variants. */
+  peerTurns: number;
   /** Steps of the turn whose `state` is queried; and how many queries per cache mode. */
   querySteps: number;
   queries: number;
@@ -60,16 +63,22 @@ function int(name: string, value: string | undefined): number {
 export const USAGE = `npm run bench -- [options]
   --quick                 a smoke run (~2-3 min): small sizes, in-memory server only; writes to test-artifacts/bench/
   --only a,b              sections: ${SECTIONS.join(', ')} (default: all)
-  --storage memory,sqlite dev server passes (default both; --quick: memory). History, paused and peer run once.
+  --storage memory,sqlite dev server passes (default both; --quick: memory). History, paused and peer run in
+                          the first pass only; later passes run durable (≤ 2 turns), throughput (half the
+                          steps), approval and query.
   --paused-storage S      which pass runs the paused section (default memory)
-  --steps N               tool steps per turn for per-step latency and the peer (default 200; quick 50)
-  --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1; the peer runs half)
+  --steps N               tool steps per turn for per-step latency, the peer, and the longest throughput turn
+                          (default 200; quick 50)
+  --turns N               turns of --steps steps, pooled for percentiles (default 5; quick 1); the Temporal
+                          baseline alternates with the first 2
+  --peer-turns N          turns of --steps steps for each peer variant (default 1)
   --throughput-steps N    tool steps per concurrency level (default 1000; quick 60; at least 4 per turn)
   --concurrency 1,10,50   concurrent turns for throughput
-  --approvals N           approvals per cache mode (default 100; quick 10)
+  --approvals N           approvals with the turn cached (default 100; quick 10)
+  --evicted-approvals N   approvals with a cache-less worker (default 20; quick 5)
   --query-steps N         tool steps in the history of the queried turn (default 200; quick 50)
   --queries N             cached queries (default 200; quick 30)
-  --evicted-queries N     queries with a cache-less worker (default 30; quick 5)
+  --evicted-queries N     queries with a cache-less worker (default 10; quick 3)
   --history 20,100,200    turn lengths for the history section (quick 10,20,40)
   --paused N              paused turns per cache mode (default 1000; quick 30; the issue's figure is 10000)
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
@@ -91,9 +100,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     throughputSteps: quick ? 60 : 1000,
     concurrency: [1, 10, 50],
     approvals: quick ? 10 : 100,
+    evictedApprovals: quick ? 5 : 20,
+    peerTurns: 1,
     querySteps: quick ? 50 : 200,
     queries: quick ? 30 : 200,
-    evictedQueries: quick ? 5 : 30,
+    evictedQueries: quick ? 3 : 10,
     historySteps: quick ? [10, 20, 40] : [20, 100, 200],
     paused: quick ? 30 : 1000,
     smallCache: 10,
@@ -149,6 +160,12 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--approvals':
         opts.approvals = int('approvals', value());
+        break;
+      case '--evicted-approvals':
+        opts.evictedApprovals = int('evicted-approvals', value());
+        break;
+      case '--peer-turns':
+        opts.peerTurns = int('peer-turns', value());
         break;
       case '--query-steps':
         opts.querySteps = int('query-steps', value());

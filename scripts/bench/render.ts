@@ -71,7 +71,7 @@ export function renderMarkdown(r: BenchResults): string {
         ],
         [
           'sizes',
-          `${s.quick ? 'quick; ' : ''}steps ${s.steps} × ${s.turns} turns; throughput ${s.throughputSteps} steps per level; ${s.approvals} approvals per mode; ${s.queries} cached + ${s.evictedQueries} evicted queries on a ${s.querySteps}-step turn; history ${s.historySteps.join('/')}; ${s.paused} paused turns per cache mode; tool results of ${s.resultBytes} chars`,
+          `${s.quick ? 'quick; ' : ''}steps ${s.steps} × ${s.turns} turns; throughput ${s.throughputSteps} steps per level; ${s.approvals} cached + ${s.evictedApprovals} evicted approvals; peer ${s.peerTurns} turn(s); ${s.queries} cached + ${s.evictedQueries} evicted queries on a ${s.querySteps}-step turn; history ${s.historySteps.join('/')}; ${s.paused} paused turns per cache mode; tool results of ${s.resultBytes} chars`,
         ],
       ],
     ),
@@ -120,6 +120,24 @@ export function renderMarkdown(r: BenchResults): string {
     'server) during the measured turns, divided by their steps.',
     '',
   );
+  const phaseRows: (string | number)[][] = [];
+  for (const p of r.passes) {
+    const x = p.durable?.result;
+    if (!x?.phases) continue;
+    for (const [who, ph] of [
+      ['Tiller', x.phases.tiller],
+      ['Temporal baseline', x.phases.baseline],
+    ] as const) {
+      phaseRows.push([
+        p.storage,
+        who,
+        f(ph.workflowTasksPerStep),
+        f(ph.workflowTaskScheduleToStartP50),
+        f(ph.workflowTaskStartToCompleteP50),
+        f(ph.activityScheduleToCompleteP50),
+      ]);
+    }
+  }
   const durableRows: (string | number)[][] = [];
   for (const p of r.passes) {
     const d = p.durable;
@@ -167,6 +185,24 @@ export function renderMarkdown(r: BenchResults): string {
       : '_Not run in this invocation._',
     '',
     'Tools as **local activities** (the issue’s second variant) are not measured: Tiller has no option for it.',
+    ...(phaseRows.length
+      ? [
+          '',
+          'Where a step goes, from the server’s event timestamps of the last measured turn (p50 over its tasks):',
+          '',
+          table(
+            [
+              'storage',
+              'who',
+              'workflow tasks per step',
+              'workflow task schedule → start ms',
+              'workflow task start → complete ms',
+              'activity schedule → complete ms',
+            ],
+            phaseRows,
+          ),
+        ]
+      : []),
   );
 
   L.push('', '## 3. Throughput', '');
@@ -181,7 +217,7 @@ export function renderMarkdown(r: BenchResults): string {
       tpRows.push([
         p.storage,
         l.concurrency,
-        `${l.concurrency} × ${l.stepsPerTurn}`,
+        `${l.concurrency} × ${l.stepsPerLane} (${l.turns} turns)`,
         f(l.wallS, 2),
         f(l.stepsPerS, 1),
         f(l.stepMs.p50),
@@ -192,7 +228,8 @@ export function renderMarkdown(r: BenchResults): string {
     }
   }
   L.push(
-    'C turns at once on one worker; steps/s = all tool steps ÷ wall time from the first start to the last result.',
+    'C lanes of turns at once on one worker (each lane runs turns of at most --steps steps back to back); steps/s =',
+    'all tool steps ÷ wall time from the first start to the last result.',
     'CPU per step as in section 2: with both cores saturated, 2 000 ms/s ÷ (server + bench CPU per step) bounds the',
     'steps/s this machine can reach at all.',
     '',
@@ -201,7 +238,7 @@ export function renderMarkdown(r: BenchResults): string {
           [
             'storage',
             'concurrent turns',
-            'turns × steps',
+            'lanes × steps',
             'wall s',
             'tool steps/s',
             'step p50 ms',
@@ -353,7 +390,7 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       `Marginal: ${f(x.marginalEventsPerStep)} events per extra step; ${x.marginalBytesPerStepFirst} bytes per extra step between the two shortest turns, ${x.marginalBytesPerStepLast} between the two longest.` +
         (x.fit
-          ? ` Fit bytes ≈ ${x.fit.a} + ${x.fit.b}·n + ${x.fit.c}·n²; the n² term is ${f(x.fit.quadraticShareAtLongest * 100, 0)} % of the longest history.`
+          ? ` Fit bytes ≈ ${x.fit.a} + ${x.fit.b}·n + ${x.fit.c}·n²; the n² term is ${f(x.fit.quadraticShareAtLongest * 100, 0)} % of the longest history. By this fit a turn reaches Temporal’s 10 MB history warning at about ${x.fit.stepsAt10MB} tool steps and the 50 MB limit (the workflow is terminated) at about ${x.fit.stepsAt50MB}.`
           : ''),
       `Growth: **${x.growth}**.`,
       '',
@@ -383,6 +420,7 @@ export function renderMarkdown(r: BenchResults): string {
         f(x.allPausedS),
         `${f(x.rssIdleMiB, 0)} → ${f(x.rssPausedMiB, 0)} (heap ${f(x.heapPausedMiB, 0)})`,
         x.cachedWhilePaused,
+        x.cachedWhilePaused ? f((x.rssPausedMiB - x.rssIdleMiB) / x.cachedWhilePaused, 2) : '—',
         `${f(x.listMs, 0)} ms (${x.listed})`,
         `${f(x.countMs, 0)} ms`,
         f(x.approveAllS),
@@ -408,6 +446,7 @@ export function renderMarkdown(r: BenchResults): string {
             'all paused s',
             'worker RSS MiB idle → paused',
             'cached',
+            'RSS MiB per cached turn (derived)',
             'list',
             'count',
             'approve all s',
@@ -491,10 +530,20 @@ function notes(r: BenchResults): string[] {
       `; the bare Temporal loop of the same shape takes ${f(d.baseline.stepMs.p50)} ms, so Tiller adds ${f(d.stepMs.p50 - d.baseline.stepMs.p50)} ms p50 on top of Temporal`,
       fl ? ` and Temporal itself ${f(d.baseline.stepMs.p50 - fl.stepMs.p50)} ms over the floor` : '',
       `. CPU per step: dev server ${f(d.cpu.serverMs)} ms, bench process ${f(d.cpu.benchMs)} ms (baseline ${f(d.baseline.cpu.serverMs)} + ${f(d.baseline.cpu.benchMs)} ms)`,
-      d.cpu.serverMs + d.cpu.benchMs > 0
-        ? `, which caps this 2-core machine at about ${f(2000 / (d.cpu.serverMs + d.cpu.benchMs), 0)} tool steps/s even with nothing else running.`
-        : '.',
+      '.',
     ];
+    const ph = d.phases?.tiller;
+    if (ph) {
+      parts.push(
+        ` Of a step, the ${f(ph.workflowTasksPerStep, 0)} workflow tasks wait ${f(ph.workflowTaskScheduleToStartP50)} ms p50 each between being scheduled and picked up, and take ${f(ph.workflowTaskStartToCompleteP50)} ms in the worker; each activity takes ${f(ph.activityScheduleToCompleteP50)} ms from scheduled to completed.`,
+      );
+    }
+    const tp = p.throughput?.result?.find((l) => l.concurrency === 50);
+    if (tp?.cpu && tp.cpu.serverMs + tp.cpu.benchMs > 0) {
+      parts.push(
+        ` With 50 concurrent turns a step costs ${f(tp.cpu.serverMs)} + ${f(tp.cpu.benchMs)} ms CPU, so two fully free cores would allow about ${f(2000 / (tp.cpu.serverMs + tp.cpu.benchMs), 0)} tool steps/s on this machine.`,
+      );
+    }
     out.push(parts.join(''));
   }
   const h = r.history?.result;

@@ -41,6 +41,8 @@ export interface BenchResults {
     throughputSteps: number;
     concurrency: number[];
     approvals: number;
+    evictedApprovals: number;
+    peerTurns: number;
     querySteps: number;
     queries: number;
     evictedQueries: number;

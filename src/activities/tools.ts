@@ -152,6 +152,9 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
         return failed(`invalid arguments for ${req.tool}: ${formatZodError(parsed.error)}`, hookFailures);
       }
       let content: string;
+      // Keep the activity visibly alive even when the tool never heartbeats itself.
+      let lastDetails: unknown;
+      const keepAlive = setInterval(() => ctx.heartbeat(lastDetails), 5_000);
       try {
         content = resultToText(
           await tool.execute(parsed.data, {
@@ -161,12 +164,17 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
             workflowId: req.workflowId,
             agent: req.agent,
             signal: ctx.cancellationSignal,
-            heartbeat: (details) => ctx.heartbeat(details),
+            heartbeat: (details) => {
+              lastDetails = details;
+              ctx.heartbeat(details);
+            },
           }),
         );
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
         return failed(`${req.tool} failed: ${message(err)}`, hookFailures);
+      } finally {
+        clearInterval(keepAlive);
       }
       content = truncateResult(content, req.maxResultChars);
       const durationMs = elapsed();

@@ -23,8 +23,9 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Start-to-close timeout of one attempt (default 10 minutes). */
   timeout?: DurationLike;
   /**
-   * For tools that call `ctx.heartbeat()`: a missed heartbeat for this long counts as a dead worker,
-   * and the call is retried on another one (with the same idempotency key) instead of after `timeout`.
+   * A missed heartbeat for this long counts as a dead worker (default 30 s; the tool activity heartbeats
+   * on its own every 5 s while the tool runs), and the call is retried on another one with the same
+   * idempotency key.
    * Heartbeats are also how a running tool learns that its turn was cancelled (`ctx.signal`).
    */
   heartbeatTimeout?: DurationLike;

@@ -33,7 +33,7 @@ const MODEL_ERRORS_NOT_RETRIED = ['ModelBadRequest', 'ModelAuthError', 'ModelNot
 
 const modelOptions: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -50,6 +50,8 @@ const hookOptions: ActivityOptions = {
 // worker that died or timed out mid-call; tools get the idempotency key for exactly that case.
 const toolOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
+  // runTool heartbeats while the tool runs: a worker killed mid-tool is noticed in 30 s, not 10 minutes.
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 };
 

@@ -1,8 +1,9 @@
 /**
  * Faults survived (issue 6, rows 2–4), with real worker processes (`test/support/worker-main.ts`)
  * killed with `kill -9` and a real dev server stopped and started again on its SQLite file:
- * - a worker killed while a heartbeating tool runs: a new worker retries it promptly with the same
- *   idempotency key, and the side effect (deduplicated by that key) happens once;
+ * - a worker killed while a heartbeating tool runs: a new worker retries it promptly (with default
+ *   options, and with the tool's own `heartbeatTimeout`) with the same idempotency key, and the side
+ *   effect (deduplicated by that key) happens once;
  * - a worker killed while a model call streams: the call is retried, its usage counted once, and the
  *   conversation holds one assistant message for that step;
  * - a server restart while turns wait for approvals and one is mid-tool: nothing lost or duplicated.
@@ -59,7 +60,7 @@ interface Scene {
   connection: Connection;
   tiller: TillerClient;
   /** Starts a worker process and resolves once it polls. */
-  worker(opts?: { gated?: boolean }): Promise<Child>;
+  worker(opts?: { gated?: boolean; heartbeatTimeout?: string }): Promise<Child>;
   logLines(): SlowToolLogLine[];
   effectLines(): { key: string; text: string }[];
 }
@@ -96,7 +97,7 @@ async function scene(address: string, script: ScriptStep[] | ScriptFn): Promise<
     model,
     connection,
     tiller,
-    async worker({ gated = false } = {}) {
+    async worker({ gated = false, heartbeatTimeout }: { gated?: boolean; heartbeatTimeout?: string } = {}) {
       const child = startTsChild('test/support/worker-main.ts', {
         TEMPORAL_ADDRESS: address,
         TILLER_TASK_QUEUE: taskQueue,
@@ -106,6 +107,7 @@ async function scene(address: string, script: ScriptStep[] | ScriptFn): Promise<
         TILLER_TEST_SLOW_TOOL_LOG: log,
         TILLER_TEST_SLOW_TOOL_EFFECTS: effects,
         ...(gated && { TILLER_TEST_SLOW_TOOL_GATE: gate }),
+        ...(heartbeatTimeout && { TILLER_TEST_SLOW_TOOL_HEARTBEAT_TIMEOUT: heartbeatTimeout }),
       });
       cleanups.push(() => child.kill('SIGKILL'));
       await child.waitFor(/^ready$/m, 120_000);
@@ -136,10 +138,12 @@ const toolMessage = (body: any, id: string) =>
     (m) => m.role === 'tool' && m.tool_call_id === id,
   )?.content;
 
-/** The retry of a tool after its worker died must arrive within heartbeat timeout + sticky timeout. */
-const RETRY_WITHIN_MS = 45_000;
-
-test('kill -9 mid-tool: a new worker retries the tool promptly with the same idempotency key; the side effect happens once', async () => {
+/**
+ * kill -9 while `slow_write` runs (it has applied its effect and heartbeats), start a new worker: the
+ * retry must arrive within `retryWithinMs` of the kill, with the same idempotency key, and find the
+ * effect applied; the turn completes with one tool call.
+ */
+async function killMidTool(opts: { heartbeatTimeout?: string; retryWithinMs: number; hint: string }) {
   const s = await scene(process.env.TILLER_TEST_TEMPORAL_ADDRESS!, [
     {
       toolCalls: [{ id: 'w1', name: 'slow_write', arguments: { text: 'hello', ms: 3_000 } }],
@@ -147,7 +151,8 @@ test('kill -9 mid-tool: a new worker retries the tool promptly with the same ide
     },
     { content: 'written', usage: { prompt_tokens: 60, completion_tokens: 6 } },
   ]);
-  const first = await s.worker();
+  const workerOpts = opts.heartbeatTimeout ? { heartbeatTimeout: opts.heartbeatTimeout } : {};
+  const first = await s.worker(workerOpts);
   const turnId = `fault-tool-${randomUUID().slice(0, 8)}`;
   const key = `${turnId}:w1`;
   await s.tiller.startTurn({ agent: 'writer', input: 'write hello', turnId });
@@ -160,16 +165,16 @@ test('kill -9 mid-tool: a new worker retries the tool promptly with the same ide
   );
   const killedAt = Date.now();
   await first.kill('SIGKILL');
-  const second = await s.worker();
+  const second = await s.worker(workerOpts);
 
   const retry = await until(
     () =>
-      `slow_write was not retried within ${RETRY_WITHIN_MS / 1000} s of kill -9 (log: ${JSON.stringify(s.logLines())}); ` +
-      `the tool activity needs a heartbeatTimeout so that a dead worker is noticed before its 10-minute startToCloseTimeout`,
+      `slow_write was not retried within ${opts.retryWithinMs / 1000} s of kill -9 ` +
+      `(log: ${JSON.stringify(s.logLines())}); ${opts.hint}`,
     () => s.logLines().find((l) => l.event === 'start' && l.attempt === 2),
-    RETRY_WITHIN_MS,
+    opts.retryWithinMs,
   );
-  expect(Date.now() - killedAt).toBeLessThan(RETRY_WITHIN_MS);
+  expect(Date.now() - killedAt).toBeLessThan(opts.retryWithinMs);
 
   const result = await s.tiller.result(turnId);
   expect(result.status).toBe('completed');
@@ -193,6 +198,23 @@ test('kill -9 mid-tool: a new worker retries the tool promptly with the same ide
   expect(state.toolCalls).toEqual([expect.objectContaining({ id: 'w1', name: 'slow_write', status: 'succeeded' })]);
   expect(state.events.filter((e) => e.type === 'TOOL_STARTED')).toHaveLength(1);
   expect(toolMessage(s.model.requests[1]!.body, 'w1')).toBe('wrote hello (already applied)');
+}
+
+test('kill -9 mid-tool (a heartbeating tool, default options): a new worker retries it within 45 s with the same idempotency key; the side effect happens once', async () => {
+  await killMidTool({
+    retryWithinMs: 45_000,
+    hint:
+      'a tool that heartbeats but sets no heartbeatTimeout gets none (src/workflows/turn.ts toolOptions), so a dead ' +
+      'worker is only noticed at the 10-minute startToCloseTimeout; give tool activities a default heartbeatTimeout',
+  });
+}, 240_000);
+
+test("kill -9 mid-tool (the tool's own heartbeatTimeout: 5s): retried within 20 s with the same idempotency key; the side effect happens once", async () => {
+  await killMidTool({
+    heartbeatTimeout: '5s',
+    retryWithinMs: 20_000,
+    hint: "the tool's heartbeatTimeout did not reach the runTool activity options",
+  });
 }, 240_000);
 
 test('kill -9 mid-model-call: the call is retried, its usage counted once, and one assistant message per step', async () => {

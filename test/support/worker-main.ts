@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import { NativeConnection } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { defineAgent } from '../../src/agents/define';
+import { defineAgent, type DurationLike } from '../../src/agents/define';
 import { assistant } from '../../src/agents/assistant';
 import { defineTool, type ToolDefinition } from '../../src/tools/define';
 import { createWorker } from '../../src/worker';
@@ -34,13 +34,16 @@ export interface SlowToolLogLine {
  * `TILLER_TEST_SLOW_TOOL_GATE` names a file, until that file exists, heartbeating all along.
  *
  * Env: `TILLER_TEST_SLOW_TOOL_LOG` (attempt log), `TILLER_TEST_SLOW_TOOL_EFFECTS` (side-effect log,
- * default `<log>.effects`), `TILLER_TEST_SLOW_TOOL_GATE` (optional gate file).
+ * default `<log>.effects`), `TILLER_TEST_SLOW_TOOL_GATE` (optional gate file),
+ * `TILLER_TEST_SLOW_TOOL_HEARTBEAT_TIMEOUT` (optional: the tool's `heartbeatTimeout`, e.g. `5s`).
  */
 function slowWriteTool(logFile: string): ToolDefinition<any> {
   const effectsFile = process.env.TILLER_TEST_SLOW_TOOL_EFFECTS ?? `${logFile}.effects`;
   const gate = process.env.TILLER_TEST_SLOW_TOOL_GATE;
+  const heartbeatTimeout = process.env.TILLER_TEST_SLOW_TOOL_HEARTBEAT_TIMEOUT as DurationLike | undefined;
   return defineTool({
     name: 'slow_write',
+    ...(heartbeatTimeout && { heartbeatTimeout }),
     description: 'Append a line to the shared log, once per tool call, slowly.',
     input: z.object({ text: z.string(), ms: z.number().int().nonnegative().optional() }),
     async execute({ text, ms }, ctx) {

@@ -43,7 +43,7 @@ export async function baselineWorker(
     env.rec.requests.delete(key);
     if (stepTimes.length !== steps)
       throw new Error(`baseline ${key}: ${stepTimes.length} step times, expected ${steps}`);
-    return { wall, stepTimes };
+    return { key, wall, stepTimes };
   };
   return { worker, taskQueue, turn };
 }

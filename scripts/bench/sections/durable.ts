@@ -10,6 +10,7 @@ import type { TillerClient } from '../../../src/client';
 import { AGENT, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
+import { phasesOf, type Phases } from '../phases';
 import { baselineWorker } from './baseline';
 import { gaps, linearFit, round, roundSummary, summarize, type Summary } from '../stats';
 
@@ -30,9 +31,11 @@ export interface DurableResult {
    * The Temporal baseline (two trivial activities per step, one of them the same model call; no Tiller
    * state, events or growing conversation), its turns alternating with ours on the same server.
    */
-  baseline: { stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
+  baseline: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
   /** CPU per tool step of the dev server process and of the bench process (worker, client, model server). */
   cpu: CpuPerStep;
+  /** Server-side phases of the last measured turn, ours and the baseline's (see phases.ts). */
+  phases: { tiller: Phases; baseline: Phases };
 }
 
 export interface CpuPerStep {
@@ -55,7 +58,7 @@ export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps:
 
 export async function runDurable(
   env: BenchEnv,
-  opts: { steps: number; turns: number; warmSteps: number },
+  opts: { steps: number; turns: number; baselineTurns: number; warmSteps: number },
 ): Promise<DurableResult> {
   const { taskQueue, tiller } = env.queue('durable');
   const worker = await env.worker(taskQueue);
@@ -72,6 +75,8 @@ export async function runDurable(
       const baseSlopes: number[] = [];
       let wall = 0;
       let baseWall = 0;
+      let lastOurs = '';
+      let lastBase = '';
       const cpu = { serverMs: 0, benchMs: 0 };
       const baseCpu = { serverMs: 0, benchMs: 0 };
       const pid = env.server.process.pid;
@@ -83,14 +88,17 @@ export async function runDurable(
       for (let t = 0; t < opts.turns; t++) {
         const measured = await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps));
         const run = measured.value;
+        lastOurs = run.key;
         add(cpu, measured);
         wall += run.wall;
         all.push(...run.stepTimes);
         slopes.push(linearFit(run.stepTimes).slope);
         first.push(...run.stepTimes.slice(0, tenth));
         last.push(...run.stepTimes.slice(-tenth));
+        if (t >= opts.baselineTurns) continue;
         const bm = await cpuOf(pid, () => baseline.turn(opts.steps));
         const b = bm.value;
+        lastBase = b.key;
         add(baseCpu, bm);
         baseWall += b.wall;
         base.push(...b.stepTimes);
@@ -98,8 +106,14 @@ export async function runDurable(
       }
       const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
       const slope = mean(slopes);
+      const phasesFor = async (id: string) =>
+        phasesOf(await env.client.workflow.getHandle(id).fetchHistory(), opts.steps);
       const n = opts.steps * opts.turns;
-      const perStep = (c: CpuPerStep) => ({ serverMs: round(c.serverMs / n, 3), benchMs: round(c.benchMs / n, 3) });
+      const nb = opts.steps * Math.min(opts.baselineTurns, opts.turns);
+      const perStep = (c: CpuPerStep, k = n) => ({
+        serverMs: round(c.serverMs / k, 3),
+        benchMs: round(c.benchMs / k, 3),
+      });
       return {
         stepsPerTurn: opts.steps,
         turns: opts.turns,
@@ -111,11 +125,13 @@ export async function runDurable(
         lastTenthP50: round(summarize(last).p50, 3),
         baseline: {
           stepMs: roundSummary(summarize(base), 3),
-          clientMsPerStep: round(baseWall / (opts.steps * opts.turns), 3),
+          turns: Math.min(opts.baselineTurns, opts.turns),
+          clientMsPerStep: round(baseWall / (opts.steps * Math.min(opts.baselineTurns, opts.turns)), 3),
           slopeMsPerStep: round(mean(baseSlopes), 5),
-          cpu: perStep(baseCpu),
+          cpu: perStep(baseCpu, nb),
         },
         cpu: perStep(cpu),
+        phases: { tiller: await phasesFor(lastOurs), baseline: await phasesFor(lastBase) },
       };
     }),
   );

@@ -31,11 +31,25 @@ export interface HistoryResult {
   marginalBytesPerStepFirst: number;
   marginalBytesPerStepLast: number;
   /** bytes ≈ a + b·n + c·n² through the three sizes (when three are measured). */
-  fit?: { a: number; b: number; c: number; quadraticShareAtLongest: number };
+  fit?: {
+    a: number;
+    b: number;
+    c: number;
+    quadraticShareAtLongest: number;
+    /** Steps at which the fitted history reaches Temporal's default 10 MB warning and 50 MB hard limit. */
+    stepsAt10MB: number;
+    stepsAt50MB: number;
+  };
   growth: 'linear' | 'superlinear';
 }
 
 const EventType = temporal.api.enums.v1.EventType;
+
+/** Smallest n with a + b·n + c·n² ≥ bytes. */
+function stepsAt(q: { a: number; b: number; c: number }, bytes: number): number {
+  if (q.c <= 0) return Math.ceil((bytes - q.a) / q.b);
+  return Math.ceil((-q.b + Math.sqrt(q.b * q.b - 4 * q.c * (q.a - bytes))) / (2 * q.c));
+}
 
 export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Promise<HistoryResult> {
   const { taskQueue, tiller } = env.queue('history');
@@ -89,6 +103,8 @@ export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Prom
       b: round(q.b, 1),
       c: round(q.c, 3),
       quadraticShareAtLongest: round((q.c * hi.steps * hi.steps) / hi.protoBytes, 3),
+      stepsAt10MB: stepsAt(q, 10 * 2 ** 20),
+      stepsAt50MB: stepsAt(q, 50 * 2 ** 20),
     };
   }
   return {

@@ -11,7 +11,9 @@ import { gaps, round, roundSummary, summarize, type Summary } from '../stats';
 
 export interface ThroughputLevel {
   concurrency: number;
-  stepsPerTurn: number;
+  /** Steps each of the C lanes runs, in turns of at most --steps steps. */
+  stepsPerLane: number;
+  turns: number;
   totalSteps: number;
   wallS: number;
   stepsPerS: number;
@@ -21,39 +23,50 @@ export interface ThroughputLevel {
   cpu: { serverMs: number; benchMs: number };
 }
 
-async function level(env: BenchEnv, tiller: TillerClient, c: number, steps: number) {
-  const keys = Array.from({ length: c }, () => `tp-${randomUUID()}`);
+/**
+ * C lanes at once; each lane runs turns of at most `maxStepsPerTurn` steps one after another until it
+ * has done `stepsPerLane` (a single 1,000-step turn would exceed Temporal's history size limit).
+ */
+async function level(env: BenchEnv, tiller: TillerClient, c: number, stepsPerLane: number, maxStepsPerTurn: number) {
+  const keys: string[] = [];
   const started = performance.now();
-  const results = await Promise.all(
-    keys.map(async (key) => {
-      await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
-      return tiller.result(key);
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      for (let left = stepsPerLane; left > 0;) {
+        const steps = Math.min(left, maxStepsPerTurn);
+        left -= steps;
+        const key = `tp-${randomUUID()}`;
+        keys.push(key);
+        await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+        if ((await tiller.result(key)).status !== 'completed') failed++;
+      }
     }),
   );
   const wall = (performance.now() - started) / 1000;
-  const failed = results.filter((r) => r.status !== 'completed');
-  if (failed.length) throw new Error(`throughput: ${failed.length} of ${c} turns did not complete`);
+  if (failed) throw new Error(`throughput: ${failed} turns did not complete`);
   const stepTimes = keys.flatMap((k) => gaps(env.rec.requests.get(k) ?? []));
   for (const k of keys) env.rec.requests.delete(k);
-  return { wall, stepTimes };
+  return { wall, stepTimes, turns: keys.length };
 }
 
 export async function runThroughput(
   env: BenchEnv,
-  opts: { concurrency: number[]; totalSteps: number },
+  opts: { concurrency: number[]; totalSteps: number; maxStepsPerTurn: number },
 ): Promise<ThroughputLevel[]> {
   const { taskQueue, tiller } = env.queue('throughput');
   const worker = await env.worker(taskQueue);
   return worker.runUntil(async () => {
-    await level(env, tiller, 10, 5); // warm-up
+    await level(env, tiller, 10, 5, 5); // warm-up
     const out: ThroughputLevel[] = [];
     for (const c of opts.concurrency) {
       const steps = Math.max(4, Math.ceil(opts.totalSteps / c));
-      const measured = await cpuOf(env.server.process.pid, () => level(env, tiller, c, steps));
-      const { wall, stepTimes } = measured.value;
+      const measured = await cpuOf(env.server.process.pid, () => level(env, tiller, c, steps, opts.maxStepsPerTurn));
+      const { wall, stepTimes, turns } = measured.value;
       out.push({
         concurrency: c,
-        stepsPerTurn: steps,
+        stepsPerLane: steps,
+        turns,
         totalSteps: steps * c,
         wallS: round(wall, 3),
         stepsPerS: round((steps * c) / wall, 1),

@@ -1,0 +1,245 @@
+/**
+ * docker-compose.yml and the Dockerfile cannot run here (no Docker engine), so this checks what can
+ * be checked without one: the services, pinned images, ports, healthchecks, startup order, that the
+ * worker gets exactly the env the project reads, that the search attributes registered are the
+ * project's own, and that the image runs the worker.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+
+const ROOT = path.resolve(__dirname, '../..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+/**
+ * Every environment variable Tiller reads, by where it is read — src/config.ts (with
+ * @temporalio/envconfig: the TEMPORAL_* connection variables), the README's configuration table,
+ * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
+ * src/activities/model.ts (OPENAI_*) and src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS). Keep it in
+ * step with the README when a variable is added: the worker's env must be a subset of it.
+ */
+const PROJECT_ENV = new Set([
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_TLS_CLIENT_CERT_DATA',
+  'TEMPORAL_TLS_CLIENT_KEY_DATA',
+  'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
+  'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+  'TEMPORAL_PROFILE',
+  'TEMPORAL_CONFIG_FILE',
+  'TILLER_TASK_QUEUE',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'TILLER_MODEL',
+  'TILLER_WORKSPACE',
+  'TILLER_WORKFLOW_BUNDLE',
+  'TILLER_LOG_LEVEL',
+  'TILLER_ENCRYPTION_KEYS',
+]);
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, string | number | null> | string[];
+  ports?: string[];
+  healthcheck?: { test: string | string[]; interval?: string; retries?: number };
+  depends_on?: Record<string, { condition: string }> | string[];
+  restart?: string;
+  volumes?: string[];
+  configs?: { source: string; target: string }[];
+}
+interface Compose {
+  services: Record<string, Service>;
+  configs?: Record<string, { content?: string }>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = parse(read('docker-compose.yml')) as Compose;
+const services = compose.services;
+const service = (name: string): Service => {
+  const s = services[name];
+  if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
+  return s;
+};
+const env = (name: string): Record<string, string | number | null> => {
+  const e = service(name).environment ?? {};
+  if (Array.isArray(e)) throw new Error(`${name}: use the map form of environment`);
+  return e;
+};
+const script = (name: string): string => {
+  const c = service(name).command;
+  return Array.isArray(c) ? c.join('\n') : (c ?? '');
+};
+const version = (JSON.parse(read('package.json')) as { version: string }).version;
+
+test('the services are all there', () => {
+  expect(Object.keys(services).sort()).toEqual(
+    ['postgresql', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
+  );
+});
+
+test('every image is pinned to a version, never latest', () => {
+  for (const [name, s] of Object.entries(services)) {
+    expect(s.image).toBeDefined();
+    const [repo, tag] = s.image!.split(':');
+    expect({ name, repo, tag }).toEqual({
+      name,
+      repo: expect.any(String),
+      tag: expect.stringMatching(/^\d+(\.\d+)*$/),
+    });
+  }
+  expect(service('postgresql').image).toMatch(/^postgres:\d+/);
+  expect(service('temporal').image).toMatch(/^temporalio\/server:/);
+  expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:/);
+  // Server and admin tools come from one release.
+  const serverTag = service('temporal').image!.split(':')[1];
+  for (const job of ['temporal-schema', 'temporal-setup']) {
+    expect(service(job).image).toBe(`temporalio/admin-tools:${serverTag}`);
+  }
+  expect(service('worker').build).toBe('.');
+  expect(service('worker').image).toBe(`tiller-worker:${version}`);
+});
+
+test('ports: Temporal gRPC on 7233 and the UI on 8080; the database stays internal', () => {
+  expect(service('temporal').ports).toEqual(['7233:7233']);
+  expect(service('temporal-ui').ports).toEqual(['8080:8080']);
+  expect(service('postgresql').ports).toBeUndefined();
+  expect(env('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
+});
+
+test('healthchecks: pg_isready for PostgreSQL, the frontend port for Temporal', () => {
+  expect(JSON.stringify(service('postgresql').healthcheck!.test)).toContain('pg_isready');
+  expect(service('temporal').healthcheck!.test).toEqual(['CMD', 'nc', '-z', 'localhost', '7233']);
+  for (const name of ['postgresql', 'temporal']) expect(service(name).healthcheck!.retries).toBeGreaterThan(10);
+});
+
+test('startup order: every dependency waits on health or on a finished one-shot job', () => {
+  const conditions: Record<string, Record<string, string>> = {};
+  for (const [name, s] of Object.entries(services)) {
+    if (!s.depends_on) continue;
+    expect(Array.isArray(s.depends_on)).toBe(false); // the short form waits for nothing
+    conditions[name] = Object.fromEntries(
+      Object.entries(s.depends_on as Record<string, { condition: string }>).map(([dep, d]) => [dep, d.condition]),
+    );
+    for (const [dep, d] of Object.entries(conditions[name]!)) {
+      if (d === 'service_healthy') expect(service(dep).healthcheck).toBeDefined();
+      else expect(d).toBe('service_completed_successfully');
+      if (d === 'service_completed_successfully') expect(service(dep).restart).toMatch(/^on-failure/);
+    }
+  }
+  expect(conditions).toEqual({
+    'temporal-schema': { postgresql: 'service_healthy' },
+    temporal: { postgresql: 'service_healthy', 'temporal-schema': 'service_completed_successfully' },
+    'temporal-setup': { temporal: 'service_healthy' },
+    'temporal-ui': { temporal: 'service_healthy' },
+    worker: { temporal: 'service_healthy', 'temporal-setup': 'service_completed_successfully' },
+  });
+});
+
+test('the worker gets exactly env the project reads, pointed at the compose server', () => {
+  const workerEnv = env('worker');
+  const names = Object.keys(workerEnv);
+  expect(names.filter((n) => !PROJECT_ENV.has(n))).toEqual([]);
+  expect(workerEnv).toMatchObject({
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    TEMPORAL_NAMESPACE: '${TEMPORAL_NAMESPACE:-default}',
+    TILLER_TASK_QUEUE: '${TILLER_TASK_QUEUE:-tiller}',
+    TILLER_WORKSPACE: '/workspace',
+  });
+  // Model endpoint, keys and encryption pass through from the host only when set there (null = unset stays unset).
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TILLER_MODEL', 'TILLER_ENCRYPTION_KEYS']) {
+    expect(names).toContain(name);
+    expect(workerEnv[name]).toBeNull();
+  }
+  expect(service('worker').volumes).toContain('workspace:/workspace');
+  expect(compose.volumes).toHaveProperty('workspace');
+});
+
+test('the setup job registers exactly the search attributes of src/workflows/search-attributes.ts', () => {
+  const text = script('temporal-setup');
+  const create = /temporal operator search-attribute create ((?:\\\n|[^\n])*)/.exec(text);
+  expect(create).not.toBeNull();
+  const pairs = [...create![1]!.matchAll(/--name (\w+) --type (\w+)/g)].map((m) => [m[1], m[2]]);
+  expect(Object.fromEntries(pairs)).toEqual(SEARCH_ATTRIBUTES);
+  expect(pairs).toHaveLength(Object.keys(SEARCH_ATTRIBUTES).length);
+  const checked = /for name in ([\w ]+); do/.exec(text);
+  expect(checked![1]!.trim().split(/\s+/).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
+  expect(env('temporal-setup')).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233' });
+  expect(text).toContain('temporal operator namespace create');
+});
+
+test('the one-shot scripts escape their shell variables from compose interpolation', () => {
+  for (const name of ['temporal-schema', 'temporal-setup']) {
+    const text = script(name);
+    expect(service(name).entrypoint).toEqual(['/bin/sh', '-c']);
+    expect(text).toMatch(/^set -eu/);
+    // Compose replaces `$x` / `${x}` itself; shell variables must be written `$$x`.
+    const unescaped = text.replace(/\$\$/g, '').match(/\$\{?\w+/g) ?? [];
+    expect({ name, unescaped }).toEqual({ name, unescaped: [] });
+  }
+  const schema = script('temporal-schema');
+  expect(schema).toContain('schema=/etc/temporal/schema/postgresql/v12');
+  for (const db of ['temporal', 'visibility']) expect(schema).toContain(`update-schema -d "$$schema/${db}/versioned"`);
+});
+
+test('the dynamic config given to the server is valid YAML', () => {
+  const target = service('temporal').configs![0]!;
+  expect(env('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(target.target.replace('/etc/temporal/', ''));
+  const content = parse(compose.configs![target.source]!.content!) as Record<string, { value: unknown }[]>;
+  expect(content['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: true, constraints: {} }]);
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+  const instructions = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const of = (keyword: string) => instructions.filter((l) => l.startsWith(`${keyword} `));
+
+  test('the image runs the worker, as the compose worker does', () => {
+    const cmd = of('CMD').at(-1)!;
+    expect(JSON.parse(cmd.slice(4))).toEqual(['node', 'bin/tiller.js', 'worker']);
+    expect(of('ENTRYPOINT')).toEqual([]);
+    expect(service('worker').command).toEqual(['node', 'bin/tiller.js', 'worker']);
+  });
+
+  test('node:20-slim, npm ci, build, prebuilt bundle, dev dependencies pruned, not root', () => {
+    expect(of('FROM').map((l) => l.split(/\s+/)[1])).toEqual(['node:20-slim', 'node:20-slim']);
+    const runs = of('RUN').join('\n');
+    expect(runs).toContain('npm ci');
+    expect(runs).toContain('npm run build');
+    expect(runs).toContain('npm prune --omit=dev');
+    expect(runs).toContain('bundleWorkflowCode');
+    expect(of('ENV').join(' ')).toContain('TILLER_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js');
+    expect(of('USER').at(-1)).toBe('USER node');
+  });
+
+  test('what it copies from the context exists and is not excluded by .dockerignore', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    const sources = of('COPY')
+      .filter((l) => !l.includes('--from='))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1));
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) {
+      expect(fs.existsSync(path.join(ROOT, source))).toBe(true);
+      expect(ignored).not.toContain(source);
+    }
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git']));
+    // build's tsconfig compiles src/ only: everything it needs is copied.
+    expect(JSON.parse(read('tsconfig.build.json')).include).toEqual(['src/**/*.ts']);
+  });
+});
