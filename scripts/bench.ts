@@ -184,7 +184,7 @@ async function main(): Promise<number> {
             results.history = await timed(tag('history'), () => runHistory(env, { steps: opts.historySteps }));
           if (want('paused') && storage === opts.pausedStorage)
             pass.paused = await timed(tag('paused'), () =>
-              runPaused(env, { turns: opts.paused, smallCache: opts.smallCache }),
+              runPaused(env, { turns: opts.paused, smallCache: opts.smallCache, caches: opts.pausedCaches }),
             );
           if (want('peer') && i === 0)
             results.peer = await timed(tag('peer'), () => runPeer(env, { steps: opts.steps, turns: opts.peerTurns }));

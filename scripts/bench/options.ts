@@ -34,6 +34,8 @@ export interface BenchOptions {
   paused: number;
   /** maxCachedWorkflows of the "small cache" passes. */
   smallCache: number;
+  /** Which cache modes the paused section runs. */
+  pausedCaches: ('default' | 'small')[];
   /** Steps of the warm-up turns before each measurement. */
   warmup: number;
   /** Characters of every tool result (what the model sees back). */
@@ -81,6 +83,7 @@ export const USAGE = `npm run bench -- [options]
   --evicted-queries N     queries with a cache-less worker (default 10; quick 3)
   --history 20,100,200    turn lengths for the history section (quick 10,20,40)
   --paused N              paused turns per cache mode (default 1000; quick 30; the issue's figure is 10000)
+  --paused-caches a,b     cache modes of the paused section: default, small (default both)
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
   --warmup N              steps of each warm-up turn (default 30; quick 10)
   --result-bytes N        characters of every tool result (default 200)
@@ -108,6 +111,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     historySteps: quick ? [10, 20, 40] : [20, 100, 200],
     paused: quick ? 30 : 1000,
     smallCache: 10,
+    pausedCaches: ['default', 'small'],
     warmup: quick ? 10 : 30,
     resultBytes: 200,
     outDir: '',
@@ -182,6 +186,13 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--paused':
         opts.paused = int('paused', value());
         break;
+      case '--paused-caches': {
+        const wanted = list(value());
+        if (wanted.some((c) => c !== 'default' && c !== 'small'))
+          throw new Error('--paused-caches takes default and/or small');
+        opts.pausedCaches = wanted as ('default' | 'small')[];
+        break;
+      }
       case '--small-cache':
         opts.smallCache = int('small-cache', value());
         break;

@@ -420,7 +420,8 @@ export function renderMarkdown(r: BenchResults): string {
         f(x.allPausedS),
         `${f(x.rssIdleMiB, 0)} → ${f(x.rssPausedMiB, 0)} (heap ${f(x.heapPausedMiB, 0)})`,
         x.cachedWhilePaused,
-        x.cachedWhilePaused ? f((x.rssPausedMiB - x.rssIdleMiB) / x.cachedWhilePaused, 2) : '—',
+        // Only meaningful when the cache holds most of the growth.
+        x.cachedWhilePaused >= 100 ? f((x.rssPausedMiB - x.rssIdleMiB) / x.cachedWhilePaused, 2) : '—',
         `${f(x.listMs, 0)} ms (${x.listed})`,
         `${f(x.countMs, 0)} ms`,
         f(x.approveAllS),
@@ -446,7 +447,7 @@ export function renderMarkdown(r: BenchResults): string {
             'all paused s',
             'worker RSS MiB idle → paused',
             'cached',
-            'RSS MiB per cached turn (derived)',
+            '(paused − idle) ÷ cached, MiB',
             'list',
             'count',
             'approve all s',
@@ -501,7 +502,7 @@ export function renderMarkdown(r: BenchResults): string {
         ],
       ),
     );
-    if (x.stepsPerTurn !== undefined) L.push('', `${x.turns} turns of ${x.stepsPerTurn} steps each.`);
+    if (x.stepsPerTurn !== undefined) L.push('', `${x.turns} turn(s) of ${x.stepsPerTurn} steps each.`);
     if (x.versions) {
       L.push(
         '',

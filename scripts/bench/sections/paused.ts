@@ -155,9 +155,12 @@ async function pass(env: BenchEnv, tiller: TillerClient, taskQueue: string, k: n
   }
 }
 
-export async function runPaused(env: BenchEnv, opts: { turns: number; smallCache: number }): Promise<PausedPass[]> {
+export async function runPaused(
+  env: BenchEnv,
+  opts: { turns: number; smallCache: number; caches: ('default' | 'small')[] },
+): Promise<PausedPass[]> {
   const out: PausedPass[] = [];
-  for (const cache of ['default', 'small'] as const) {
+  for (const cache of opts.caches) {
     const { taskQueue, tiller } = env.queue(`paused-${cache}`);
     const r = await pass(env, tiller, taskQueue, opts.turns, cache === 'small' ? opts.smallCache : undefined);
     out.push({ cache, ...r });
