@@ -133,6 +133,10 @@ async function main(): Promise<number> {
     if (temporalSections.some(want)) {
       let bundle: Bundle | undefined;
       for (const [i, storage] of opts.storages.entries()) {
+        const here: Section[] = ['durable', 'throughput', 'approval', 'query'];
+        if (i === 0) here.push('history', 'peer');
+        if (storage === opts.pausedStorage) here.push('paused');
+        if (!here.some(want)) continue;
         bundle ??= await buildBundle();
         const b = bundle;
         let env: BenchEnv;
