@@ -4,6 +4,7 @@
  * the workflow, which records them as HOOK_FAILED; they never fail the activity.
  */
 import { Context, log } from '@temporalio/activity';
+import { parseToolArgs } from '../core/args';
 import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
 import type {
@@ -53,14 +54,6 @@ export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToo
 
 const PREVIEW_LIMIT = 2_000;
 
-function parseRaw(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
-  } catch (err) {
-    return { ok: false, error: message(err) };
-  }
-}
-
 export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
   return {
     /** Checks an approver's edited arguments against the tool's schema. */
@@ -77,7 +70,7 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
     async previewTool(req: PreviewRequest): Promise<PreviewResponse> {
       const def = tools.get(req.tool);
       if (!def) return { ok: false, error: `unknown tool "${req.tool}"` };
-      const raw = parseRaw(req.rawArgs);
+      const raw = parseToolArgs(req.rawArgs);
       if (!raw.ok) return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
       const parsed = def.input.safeParse(raw.value);
       if (!parsed.success)
@@ -140,7 +133,7 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
       });
       if (!tool) return failed(`unknown tool "${req.tool}"`, []);
 
-      const raw = parseRaw(req.rawArgs);
+      const raw = parseToolArgs(req.rawArgs);
       if (!raw.ok) return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
       const rawArgs = raw.value;
       const call: ToolCallContext = { ...req, args: rawArgs };

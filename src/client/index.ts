@@ -200,27 +200,13 @@ export class TillerClient {
     input: string,
     opts: Omit<SessionInput, 'carried'> = { agent: 'assistant' },
   ): Promise<{ turnId: string }> {
-    const startWorkflowOperation = new WithStartWorkflowOperation(WORKFLOW_TYPE_SESSION, {
-      workflowId: sessionId,
-      taskQueue: this.taskQueue,
-      args: [opts],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      staticSummary: `session ${sessionId} · ${opts.agent}`,
-      staticDetails: [
-        `**Tiller session** \`${sessionId}\` · agent **${opts.agent}**`,
-        '',
-        `- next input: \`tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
-        `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
-        `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
-      ].join('\n'),
-    });
     // The previous turn's result can reach a caller a moment before its session has taken it in:
     // when the session calls a turn "still running" that has in fact closed, try again shortly.
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {
           args: [{ input }],
-          startWorkflowOperation: attempt === 0 ? startWorkflowOperation : this.sessionStart(sessionId, opts),
+          startWorkflowOperation: this.sessionStart(sessionId, opts),
         });
       } catch (err) {
         if (!(err instanceof WorkflowUpdateFailedError)) throw err;
@@ -238,6 +224,14 @@ export class TillerClient {
       taskQueue: this.taskQueue,
       args: [opts],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `session ${sessionId} · ${opts.agent}`,
+      staticDetails: [
+        `**Tiller session** \`${sessionId}\` · agent **${opts.agent}**`,
+        '',
+        `- next input: \`tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
+        `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
+        `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
+      ].join('\n'),
     });
   }
 

@@ -138,7 +138,7 @@ export class ApprovalDesk {
       ...(decision.args !== undefined && { args: decision.args }),
     };
     waiter.decision = recorded;
-    const { tool, args, toolCallId } = { ...waiter.call, toolCallId: waiter.call.toolCallId };
+    const { tool, args, toolCallId } = waiter.call;
     if (recorded.approved) {
       this.deps.record({ type: 'TOOL_APPROVED', toolCallId, tool, args, decision: recorded });
       if (recorded.scope === 'turn' || recorded.scope === 'session') {

@@ -17,6 +17,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { TillerActivities } from '../activities';
+import { parseToolArgs } from '../core/args';
 import type { TurnEventBody } from '../core/events';
 import { approvalGate, deniedResult, unknownToolResult } from '../core/policy';
 import { formatZodError, TurnInput, type RecordedDecision, type TurnResult, type TurnState } from '../core/schemas';
@@ -69,17 +70,9 @@ function describeFailure(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
-  } catch (err) {
-    return { ok: false, error: (err as Error).message };
-  }
-}
-
 /** Arguments as recorded in state: parsed JSON when they parse, else the raw string the model sent. */
 function argsForDisplay(raw: string): unknown {
-  const parsed = parseArgs(raw);
+  const parsed = parseToolArgs(raw);
   return parsed.ok ? parsed.value : raw;
 }
 
@@ -184,7 +177,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   /** Runs one requested tool call through approve → start → run → end; returns what the model sees. */
   async function processToolCall(spec: AgentSpec, id: string, tool: string, rawArgs: string): Promise<string> {
-    const parsedArgs = parseArgs(rawArgs);
+    const parsedArgs = parseToolArgs(rawArgs);
     const args = displayArgs(rawArgs, spec);
     const known = spec.tools.map((t) => t.name);
     if (!known.includes(tool)) {
