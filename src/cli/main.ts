@@ -8,6 +8,7 @@ import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand,
 import { codecServerCommand } from './codec';
 import { devCommand } from './dev';
 import { REPLAY_EXAMPLES, replayCommand } from './replay';
+import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
 import { defaultApprover, packageVersion } from './paths';
@@ -157,6 +158,17 @@ function program(settings: () => TemporalSettings, done: (code: number) => void)
     .option('--host <host>', 'interface', '127.0.0.1')
     .option('--ui-origin <origin>', 'the Temporal UI origin allowed by CORS, e.g. http://localhost:8233')
     .action(async (o: { port: number; host: string; uiOrigin?: string }) => done(await codecServerCommand(o)));
+
+  cmd
+    .command('serve')
+    .description(
+      'serve the HTTP gateway: API, live events (SSE), signed webhook, web inbox at /inbox (TILLER_GATEWAY_* env)',
+    )
+    .option('--port <port>', 'port', port, 8787)
+    .option('--host <host>', 'interface', '127.0.0.1')
+    .option('--ui-origin <origin>', 'an origin allowed by CORS (same-origin needs none)')
+    .option('--hash-token', 'read a token on stdin and print its SHA-256 for TILLER_GATEWAY_TOKENS')
+    .action(async (o: ServeOptions) => done(await serveCommand(settings(), o)));
 
   cmd
     .command('replay')

@@ -1,0 +1,72 @@
+/**
+ * `tiller serve`: the HTTP gateway (API, SSE, signed webhook, web inbox at /inbox). Identities and
+ * limits come from the environment (see src/gateway/env.ts); `--hash-token` reads a token on stdin and
+ * prints the SHA-256 to put in TILLER_GATEWAY_TOKENS.
+ */
+import { TillerClient } from '../client';
+import type { TemporalSettings } from '../config';
+import { buildGateway, hashToken } from '../gateway';
+import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';
+import { CliError, EXIT, unreachable } from './errors';
+import { packageVersion } from './paths';
+import { untilSignal } from './worker';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  uiOrigin?: string;
+  hashToken?: boolean;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+export async function serveCommand(settings: TemporalSettings, opts: ServeOptions): Promise<number> {
+  if (opts.hashToken) {
+    const token = await readStdin();
+    if (!token) throw new CliError('pipe the token on stdin, e.g. `printf %s "$TOKEN" | tiller serve --hash-token`');
+    process.stdout.write(`${hashToken(token)}\n`);
+    return EXIT.ok;
+  }
+  let env;
+  try {
+    env = gatewayOptionsFromEnv();
+  } catch (err) {
+    if (err instanceof GatewayConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  let tiller: TillerClient;
+  try {
+    tiller = await TillerClient.connect(settings);
+  } catch (err) {
+    throw unreachable(settings.address, err);
+  }
+  try {
+    const app = await buildGateway({
+      ...env,
+      ...(opts.uiOrigin !== undefined && { uiOrigin: opts.uiOrigin }),
+      tiller,
+      version: packageVersion(),
+    });
+    const url = await app.listen({ host: opts.host, port: opts.port });
+    const ids = env.identities;
+    process.stdout.write(
+      [
+        `tiller gateway at ${url} (Temporal ${settings.address}, task queue ${settings.taskQueue})`,
+        `  inbox ${url}/inbox · API ${url}/openapi.json`,
+        `  identities: ${ids.tokens?.length ?? 0} token(s)${ids.jwt ? ', JWT' : ''}; webhook: ${env.webhookSecret ? 'on' : 'off'}`,
+      ].join('\n') + '\n',
+    );
+    const signal = await untilSignal();
+    process.stdout.write(`${signal}: stopping the gateway …\n`);
+    await app.close();
+    return EXIT.ok;
+  } finally {
+    await tiller.close();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The live event stream of a turn as Server-Sent Events, query-driven: the gateway polls the `state`
+ * query (which costs no history events) with an adaptive interval — quick while events arrive, backing
+ * off to a few seconds while the turn waits for a human — and sends each new event once, with
+ * `id: <seq>`. A client resumes with `Last-Event-ID` (EventSource does this on reconnect). When the
+ * turn has ended the stream sends `event: end` and closes; a resume after the end gets 204, which
+ * tells EventSource not to reconnect.
+ *
+ * A stream policy per subscriber: `types=TOOL_*,APPROVAL_*` (globs on the event type) and redaction of
+ * tool arguments, results and previews for identities without the `args` right.
+ */
+import type { ServerResponse } from 'node:http';
+import type { TurnEvent } from '../core/events';
+import type { TurnState } from '../core/schemas';
+
+export const REDACTED = '[redacted]';
+/** Fields that carry what a tool was asked to do or returned. */
+const SENSITIVE = new Set(['args', 'result', 'preview']);
+
+/** A deep copy with every tool argument, result and preview replaced by `[redacted]`. */
+export function redact<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(redact) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SENSITIVE.has(k) && v !== undefined ? REDACTED : redact(v)]),
+    ) as T;
+  }
+  return value;
+}
+
+/** Parses `TOOL_*,APPROVAL_*` into a predicate on event types; undefined when absent; throws when malformed. */
+export function typeFilter(types: string | undefined): ((type: string) => boolean) | undefined {
+  if (types === undefined || types.trim() === '') return undefined;
+  const globs = types.split(',').map((t) => t.trim());
+  if (globs.length > 50 || globs.some((g) => !/^[A-Za-z0-9_*]{1,64}$/.test(g))) {
+    throw new Error('types must be a comma-separated list of event types or globs, e.g. TOOL_*,APPROVAL_*');
+  }
+  const res = globs.map((g) => new RegExp(`^${g.toUpperCase().replace(/\*/g, '[A-Z0-9_]*')}$`));
+  return (type) => res.some((re) => re.test(type));
+}
+
+/** `Last-Event-ID` (or `?lastEventId=`) as a seq; 0 when absent; throws when not a non-negative integer. */
+export function parseLastEventId(value: string | undefined): number {
+  if (value === undefined || value === '') return 0;
+  if (!/^\d{1,15}$/.test(value.trim())) throw new Error('Last-Event-ID must be the seq of an event');
+  return Number(value.trim());
+}
+
+export interface StreamOptions {
+  afterSeq: number;
+  filter?: (type: string) => boolean;
+  redact: boolean;
+  /** Reads the turn's state (the `state` query). */
+  poll: () => Promise<TurnState>;
+  /** The first state, already read (to answer 404 before the stream starts). */
+  first: TurnState;
+  /** Calls `wake` when something (a decision through this gateway) may have changed the turn; returns an unsubscribe. */
+  subscribe: (wake: () => void) => () => void;
+  minIntervalMs?: number;
+  maxIntervalMs?: number;
+  heartbeatMs?: number;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+export const isTerminal = (s: TurnState) => TERMINAL.has(s.status);
+
+function frame(event: string | undefined, data: unknown, id?: number): string {
+  return `${id !== undefined ? `id: ${id}\n` : ''}${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Writes the stream to `res` until the turn ends or the client goes away (`aborted`). Events go out
+ * as the default `message` event (data = the event, JSON); besides them: `event: gap` when events
+ * fell out of the state's bounded ring before they could be sent, `event: end` (data `{status}`), and
+ * `event: error` when the turn could not be read for a while.
+ */
+export async function streamEvents(res: ServerResponse, aborted: AbortSignal, opts: StreamOptions): Promise<void> {
+  const min = opts.minIntervalMs ?? 100;
+  const max = opts.maxIntervalMs ?? 2_000;
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  let seq = opts.afterSeq;
+  let interval = min;
+  let failures = 0;
+  let lastWrite = Date.now();
+  const write = (chunk: string) => {
+    if (aborted.aborted || res.writableEnded) return;
+    res.write(chunk);
+    lastWrite = Date.now();
+  };
+  write(`retry: 2000\n\n`);
+  let state: TurnState | undefined = opts.first;
+  while (!aborted.aborted) {
+    if (state) {
+      failures = 0;
+      const fresh = state.events.filter((e: TurnEvent) => e.seq > seq);
+      const oldest = fresh[0]?.seq;
+      if (oldest !== undefined && oldest > seq + 1 && seq > 0) write(frame('gap', { from: seq + 1, to: oldest - 1 }));
+      for (const event of fresh) {
+        seq = event.seq;
+        if (opts.filter && !opts.filter(event.type)) continue;
+        write(frame(undefined, opts.redact ? redact(event) : event, event.seq));
+      }
+      if (isTerminal(state)) {
+        write(frame('end', { status: state.status, lastSeq: seq }));
+        break;
+      }
+      interval = fresh.length ? min : Math.min(Math.ceil(interval * 1.5), max);
+    } else if (++failures >= 20) {
+      write(frame('error', { error: 'the turn could not be read (is a worker running?)' }));
+      break;
+    } else {
+      interval = Math.min(Math.ceil(interval * 1.5), max);
+    }
+    if (Date.now() - lastWrite >= heartbeatMs) write(': ping\n\n');
+    await wait(interval, aborted, opts.subscribe);
+    if (aborted.aborted) break;
+    state = await opts.poll().catch(() => undefined);
+  }
+  if (!res.writableEnded) res.end();
+}
+
+function wait(ms: number, aborted: AbortSignal, subscribe: StreamOptions['subscribe']): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      aborted.removeEventListener('abort', done);
+      unsubscribe();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    aborted.addEventListener('abort', done, { once: true });
+    const unsubscribe = subscribe(done);
+  });
+}
+
+/** Wakes the streams of a turn when this gateway changed it (a decision, a cancel). */
+export class Nudges {
+  private readonly waiting = new Map<string, Set<() => void>>();
+
+  subscribe(turnId: string, wake: () => void): () => void {
+    let set = this.waiting.get(turnId);
+    if (!set) this.waiting.set(turnId, (set = new Set()));
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && this.waiting.get(turnId) === set) this.waiting.delete(turnId);
+    };
+  }
+
+  nudge(turnId: string): void {
+    [...(this.waiting.get(turnId) ?? [])].forEach((wake) => wake());
+  }
+
+  /** Turns with a stream waiting (for tests and metrics). */
+  get size(): number {
+    return this.waiting.size;
+  }
+}
