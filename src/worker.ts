@@ -10,6 +10,7 @@ import { openAIFromEnv } from './activities/model';
 import type { AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
+import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import { dataConverterFromEnv } from './codec/encryption';
 import { defaultModel, temporalSettings } from './config';
 import type { ToolDefinition } from './tools/define';
@@ -72,6 +73,9 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     activities,
     ...(dataConverter && { dataConverter }),
+    // Heartbeats carry a streaming model call's text to followers (src/core/live-text.ts): send
+    // them at most every 100 ms rather than 0.8 × the heartbeat timeout.
+    maxHeartbeatThrottleInterval: LIVE_TEXT_HEARTBEAT_MS,
     ...opts.worker,
   });
 }

@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { modelProgress } from '../core/live-text';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { AssistantMessage, ModelRequest, ModelResponse } from '../core/spec';
 
@@ -94,7 +95,7 @@ function bad(message: string): never {
   throw ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
 }
 
-async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, heartbeat: () => void) {
+async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, heartbeat: (content: string) => void) {
   const stream = await client.chat.completions.create(
     { ...toParams(req), stream: true, stream_options: { include_usage: true } },
     { signal },
@@ -106,7 +107,6 @@ async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, 
   let usage: OpenAI.CompletionUsage | undefined;
   const calls: { id: string; name: string; arguments: string }[] = [];
   for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-    heartbeat();
     if (!chunk || typeof chunk !== 'object' || !Array.isArray(chunk.choices)) bad('stream chunk without choices');
     if (chunk.usage) usage = chunk.usage;
     for (const choice of chunk.choices) {
@@ -124,6 +124,8 @@ async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, 
         if (tc.function?.arguments) slot.arguments += tc.function.arguments;
       }
     }
+    // Every chunk proves the call alive; the worker throttles what reaches the server (the batching).
+    heartbeat(content);
   }
   return { content: sawContent ? content : null, calls: calls.filter(Boolean), finishReason, usage };
 }
@@ -153,9 +155,15 @@ export function createModelActivities({ client }: ModelActivityDeps) {
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
       const started = performance.now();
-      const heartbeat = () => ctx.heartbeat({ call: req.call });
+      // The heartbeat carries the text so far: subscribers read it with DescribeWorkflowExecution
+      // (no history events); see src/core/live-text.ts.
+      let latest = '';
+      const heartbeat = (content: string) => {
+        latest = content;
+        ctx.heartbeat(modelProgress(req.call, ctx.info.attempt, content));
+      };
       // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
-      const keepAlive = setInterval(heartbeat, 5_000);
+      const keepAlive = setInterval(() => heartbeat(latest), 5_000);
       try {
         const raw = req.stream
           ? await streamed(client, req, ctx.cancellationSignal, heartbeat)

@@ -14,6 +14,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { connectClient, temporalSettings, type TemporalSettings } from '../config';
 import type { TurnEvent } from '../core/events';
+import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type {
   Decision,
   RecordedDecision,
@@ -23,6 +24,7 @@ import type {
   TurnResult,
   TurnState,
 } from '../core/schemas';
+import { describeModelActivity } from './live-text';
 import { decideSignal, decideUpdate, stateQuery, WORKFLOW_TYPE_TURN } from '../workflows/messages';
 import { revokeTrustUpdate, sendUpdate, sessionStateQuery, WORKFLOW_TYPE_SESSION } from '../workflows/session-messages';
 
@@ -163,6 +165,45 @@ export class TillerClient {
       if (TERMINAL.has(state.status)) return;
       // Poll quickly while things happen, back off while the turn waits for a human.
       interval = fresh.length ? (opts.intervalMs ?? 100) : Math.min(interval * 1.5, 2_000);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  /**
+   * The running model call's text so far, from its heartbeat (read with DescribeWorkflowExecution: no
+   * worker involved, no history events); undefined when no model call is in flight.
+   */
+  async liveText(turnId: string): Promise<ModelActivitySnapshot | undefined> {
+    return (await describeModelActivity(this.temporal, turnId)).model;
+  }
+
+  /**
+   * Like `watch`, and also the model's text as it streams: `delta` events to append (within about
+   * 100 ms of the model producing them) and `discard` when a failed attempt is retried from scratch.
+   * The turn's own events keep their order; a call's last `delta` comes before its `MODEL_CALLED`.
+   */
+  async *watchLive(
+    turnId: string,
+    opts: { afterSeq?: number; intervalMs?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<TurnEvent | LiveTextEvent> {
+    const tracker = new LiveTextTracker();
+    const min = opts.intervalMs ?? 100;
+    let seq = opts.afterSeq ?? 0;
+    let interval = min;
+    while (!opts.signal?.aborted) {
+      // Describe first, then query: the state is the newer of the two, so a call's tail from its
+      // MODEL_CALLED event always follows the text its last heartbeat showed.
+      const activity = await describeModelActivity(this.temporal, turnId).catch(() => undefined);
+      yield* tracker.observe(activity?.model);
+      const state = await this.state(turnId);
+      const fresh: TurnEvent[] = state.events.filter((e) => e.seq > seq);
+      for (const event of fresh) {
+        seq = event.seq;
+        if (event.type === 'MODEL_CALLED') yield* tracker.complete(event.call, event.text);
+        yield event;
+      }
+      if (TERMINAL.has(state.status)) return;
+      interval = activity?.model ? LIVE_TEXT_POLL_MS : fresh.length ? min : Math.min(interval * 1.5, 2_000);
       await new Promise((r) => setTimeout(r, interval));
     }
   }

@@ -21,6 +21,8 @@ export type TurnEventBody =
       /** The calls the model asked for, in its order; each gets a `toolCalls` record right away. */
       toolCalls: { id: string; name: string; args: unknown }[];
       finishReason?: string;
+      /** The text the model returned (null: none); absent in histories from before v0.3. */
+      text?: string | null;
     }
   | {
       type: 'APPROVAL_REQUESTED';

@@ -209,6 +209,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
           redact: !canSeeArgs(identity),
           first,
           poll: () => readState(id),
+          ...(query.deltas !== 'off' && { live: () => deps.tiller.liveText(id) }),
           subscribe: (wake) => deps.nudges.subscribe(id, wake),
           ...deps.stream,
         }),

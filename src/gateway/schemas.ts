@@ -88,6 +88,10 @@ export const InboxQuery = z.object({
 export const EventsQuery = z.object({
   types: z.string().max(2_000).optional().describe('comma-separated event types or globs, e.g. TOOL_*,APPROVAL_*'),
   lastEventId: z.string().max(20).optional().describe('resume after this seq (same as the Last-Event-ID header)'),
+  deltas: z
+    .enum(['on', 'off'])
+    .optional()
+    .describe('the model text as it streams, as `delta` / `discard` events (default on)'),
   access_token: z.string().max(8_192).optional().describe('the bearer token, for EventSource (no headers)'),
 });
 

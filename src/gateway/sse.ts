@@ -6,11 +6,19 @@
  * turn has ended the stream sends `event: end` and closes; a resume after the end gets 204, which
  * tells EventSource not to reconnect.
  *
- * A stream policy per subscriber: `types=TOOL_*,APPROVAL_*` (globs on the event type) and redaction of
- * tool arguments, results and previews for identities without the `args` right.
+ * A stream policy per subscriber: `types=TOOL_*,APPROVAL_*` (globs on the event type), `deltas=off`
+ * to leave out the model's text, and redaction of tool arguments, results and previews for
+ * identities without the `args` right.
+ *
+ * Model text streams as `event: delta` (`{call, attempt, text, skipped?}`: append) and
+ * `event: discard` (`{call, attempt}`: a failed attempt is retried; drop its text), read from the
+ * model activity's heartbeat with DescribeWorkflowExecution — no worker, no history (see
+ * src/core/live-text.ts). They carry no `id:`: a resumed stream gets the final text from the
+ * `MODEL_CALLED` / `TURN_COMPLETED` events. While a call streams the gateway looks every 50 ms.
  */
 import type { ServerResponse } from 'node:http';
 import type { TurnEvent } from '../core/events';
+import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type { TurnState } from '../core/schemas';
 
 export const REDACTED = '[redacted]';
@@ -52,6 +60,8 @@ export interface StreamOptions {
   redact: boolean;
   /** Reads the turn's state (the `state` query). */
   poll: () => Promise<TurnState>;
+  /** The model call in flight, if any (its heartbeat); absent: no text deltas. */
+  live?: () => Promise<ModelActivitySnapshot | undefined>;
   /** The first state, already read (to answer 404 before the stream starts). */
   first: TurnState;
   /** Calls `wake` when something (a decision through this gateway) may have changed the turn; returns an unsubscribe. */
@@ -89,14 +99,21 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
   };
   write(`retry: 2000\n\n`);
   let state: TurnState | undefined = opts.first;
+  let model: ModelActivitySnapshot | undefined;
+  let statePolledAt = Date.now();
+  const tracker = new LiveTextTracker();
+  const text = (events: LiveTextEvent[]) => events.forEach((e) => write(frame(e.type, e)));
   while (!aborted.aborted) {
     if (state) {
       failures = 0;
+      // `model` was read just before `state`: its text comes first, a call's tail with its MODEL_CALLED.
+      if (opts.live) text(tracker.observe(model));
       const fresh = state.events.filter((e: TurnEvent) => e.seq > seq);
       const oldest = fresh[0]?.seq;
       if (oldest !== undefined && oldest > seq + 1 && seq > 0) write(frame('gap', { from: seq + 1, to: oldest - 1 }));
       for (const event of fresh) {
         seq = event.seq;
+        if (opts.live && event.type === 'MODEL_CALLED') text(tracker.complete(event.call, event.text));
         if (opts.filter && !opts.filter(event.type)) continue;
         write(frame(undefined, opts.redact ? redact(event) : event, event.seq));
       }
@@ -104,7 +121,7 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
         write(frame('end', { status: state.status, lastSeq: seq }));
         break;
       }
-      interval = fresh.length ? min : Math.min(Math.ceil(interval * 1.5), max);
+      interval = model ? LIVE_TEXT_POLL_MS : fresh.length ? min : Math.min(Math.ceil(interval * 1.5), max);
     } else if (++failures >= 20) {
       write(frame('error', { error: 'the turn could not be read (is a worker running?)' }));
       break;
@@ -114,7 +131,14 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
     if (Date.now() - lastWrite >= heartbeatMs) write(': ping\n\n');
     await wait(interval, aborted, opts.subscribe);
     if (aborted.aborted) break;
+    const previous = model;
+    model = opts.live ? await opts.live().catch(() => undefined) : undefined;
+    // While one model call streams, only its text changes: read the state (a worker round trip) at
+    // the usual pace, and at once when the call ends or another starts.
+    const sameCall = model && previous && model.progress?.call === previous.progress?.call;
+    if (sameCall && state && Date.now() - statePolledAt < min * 5) continue;
     state = await opts.poll().catch(() => undefined);
+    statePolledAt = Date.now();
   }
   if (!res.writableEnded) res.end();
 }

@@ -45,7 +45,7 @@ export interface ScriptToolCall {
  *   streaming client fail to parse.
  */
 export type ScriptStep =
-  | { content?: string; toolCalls?: ScriptToolCall[]; usage?: ScriptUsage; delayMs?: number }
+  | NormalStep
   | { error: { status: number; message?: string; type?: string; headers?: Record<string, string> } }
   | { garbage: string; status?: number };
 
@@ -95,6 +95,8 @@ export interface ScriptedModel {
    * or "script exhausted". (Requests with an invalid JSON body are answered 400 and not recorded.)
    */
   requests: RecordedRequest[];
+  /** Every streamed content chunk, when it was written (for measuring how fast text reaches followers). */
+  contentChunks: { at: number; text: string }[];
   /** Append steps to the current array script. Throws if the current script is a function. */
   push(...steps: ScriptStep[]): void;
   /** Replace the script. An array script starts again from its first step. */
@@ -105,7 +107,17 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
-type NormalStep = { content?: string; toolCalls?: ScriptToolCall[]; usage?: ScriptUsage; delayMs?: number };
+/** A normal answer; see {@link ScriptStep}. */
+export interface NormalStep {
+  content?: string;
+  toolCalls?: ScriptToolCall[];
+  usage?: ScriptUsage;
+  delayMs?: number;
+  /** Streaming only: wait this long before each content chunk (a model that types). */
+  chunkDelayMs?: number;
+  /** Streaming only: drop the connection after this many content chunks (a stream that breaks). */
+  breakAfterChunks?: number;
+}
 
 interface ResolvedToolCall {
   id: string;
@@ -194,6 +206,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   let toolCallCounter = 0;
   let completionCounter = 0;
   const requests: RecordedRequest[] = [];
+  const contentChunks: { at: number; text: string }[] = [];
   const inFlight = new Set<AbortController>();
 
   function nextStep(body: unknown, index: number): ScriptStep {
@@ -300,8 +313,18 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       return !signal.aborted && !res.destroyed;
     };
 
-    const events: unknown[] = [chunk({ role: 'assistant', content: '' }, null)];
-    for (const piece of splitText(step.content ?? '', chunkSize)) events.push(chunk({ content: piece }, null));
+    if (!(await write(chunk({ role: 'assistant', content: '' }, null)))) return;
+    const events: unknown[] = [];
+    const pieces = splitText(step.content ?? '', chunkSize);
+    for (const [i, piece] of pieces.entries()) {
+      if (step.chunkDelayMs && !(await sleep(step.chunkDelayMs, signal))) return;
+      if (step.breakAfterChunks !== undefined && i >= step.breakAfterChunks) {
+        res.destroy();
+        return;
+      }
+      if (!(await write(chunk({ content: piece }, null)))) return;
+      contentChunks.push({ at: Date.now(), text: piece });
+    }
     toolCalls.forEach((tc, index) => {
       events.push(
         chunk(
@@ -431,6 +454,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   return {
     url,
     requests,
+    contentChunks,
     push(...steps: ScriptStep[]): void {
       if (typeof script === 'function') {
         throw new Error('scripted model: push() needs an array script, but the current script is a function');

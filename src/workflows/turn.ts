@@ -424,6 +424,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           args: displayArgs(t.function.arguments, agentSpec),
         })),
         ...(response.finishReason !== undefined && { finishReason: response.finishReason }),
+        text: response.message.content,
       });
       messages.push(response.message);
       if (toolCalls.length === 0) return response.message.content ?? '';
