@@ -21,6 +21,7 @@ import { runHistory } from './bench/sections/history';
 import { runPaused } from './bench/sections/paused';
 import { runPeer } from './bench/sections/peer';
 import { runQuery } from './bench/sections/query';
+import { runStreams } from './bench/sections/streams';
 import { runThroughput } from './bench/sections/throughput';
 import { evaluateTargets } from './bench/targets';
 
@@ -92,6 +93,7 @@ function settingsOf(o: BenchOptions): BenchResults['settings'] {
     smallCache: o.smallCache,
     warmup: o.warmup,
     resultBytes: o.resultBytes,
+    streamRuns: o.streamRuns,
   };
 }
 
@@ -129,12 +131,21 @@ async function main(): Promise<number> {
         }),
       );
     }
-    const temporalSections: Section[] = ['durable', 'throughput', 'approval', 'query', 'history', 'paused', 'peer'];
+    const temporalSections: Section[] = [
+      'durable',
+      'throughput',
+      'approval',
+      'query',
+      'history',
+      'paused',
+      'peer',
+      'streams',
+    ];
     if (temporalSections.some(want)) {
       let bundle: Bundle | undefined;
       for (const [i, storage] of opts.storages.entries()) {
         const here: Section[] = ['durable', 'throughput', 'approval', 'query'];
-        if (i === 0) here.push('history', 'peer');
+        if (i === 0) here.push('history', 'peer', 'streams');
         if (storage === opts.pausedStorage) here.push('paused');
         if (!here.some(want)) continue;
         bundle ??= await buildBundle();
@@ -189,6 +200,10 @@ async function main(): Promise<number> {
           if (want('paused') && storage === opts.pausedStorage)
             pass.paused = await timed(tag('paused'), () =>
               runPaused(env, { turns: opts.paused, smallCache: opts.smallCache, caches: opts.pausedCaches }),
+            );
+          if (want('streams') && i === 0)
+            results.streams = await timed(tag('streams'), () =>
+              runStreams(env, { runs: opts.streamRuns, chunks: 40, chunkIntervalMs: 25 }),
             );
           if (want('peer') && i === 0)
             results.peer = await timed(tag('peer'), () => runPeer(env, { steps: opts.steps, turns: opts.peerTurns }));

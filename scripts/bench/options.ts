@@ -1,7 +1,17 @@
 /** Command-line options of `npm run bench`. Every section can be selected and scaled. */
 import path from 'node:path';
 
-export const SECTIONS = ['floor', 'durable', 'throughput', 'approval', 'query', 'history', 'paused', 'peer'] as const;
+export const SECTIONS = [
+  'floor',
+  'durable',
+  'throughput',
+  'approval',
+  'query',
+  'history',
+  'paused',
+  'peer',
+  'streams',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 export type Storage = 'memory' | 'sqlite';
 
@@ -40,6 +50,8 @@ export interface BenchOptions {
   warmup: number;
   /** Characters of every tool result (what the model sees back). */
   resultBytes: number;
+  /** Turns streaming live text, for each of the two ways (heartbeats, workflow-streams). */
+  streamRuns: number;
   /** Where BENCHMARKS.md and bench-results.json go. */
   outDir: string;
   /** Re-render BENCHMARKS.md from an existing bench-results.json without measuring. */
@@ -87,6 +99,7 @@ export const USAGE = `npm run bench -- [options]
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
   --warmup N              steps of each warm-up turn (default 30; quick 10)
   --result-bytes N        characters of every tool result (default 200)
+  --stream-runs N         turns streaming 40 chunks of text, per streaming variant (default 5; quick 1)
   --out DIR               where BENCHMARKS.md + bench-results.json go (default: the repo root for a full run,
                           test-artifacts/bench/ for --quick or --only)
   --render-only           re-render DIR/BENCHMARKS.md from DIR/bench-results.json`;
@@ -114,6 +127,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     pausedCaches: ['default', 'small'],
     warmup: quick ? 10 : 30,
     resultBytes: 200,
+    streamRuns: quick ? 1 : 5,
     outDir: '',
     renderOnly: false,
     argv,
@@ -201,6 +215,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--result-bytes':
         opts.resultBytes = int('result-bytes', value());
+        break;
+      case '--stream-runs':
+        opts.streamRuns = int('stream-runs', value());
         break;
       case '--out':
         opts.outDir = path.resolve(value());

@@ -8,6 +8,7 @@ import type { HistoryResult } from './sections/history';
 import type { PausedPass } from './sections/paused';
 import type { PeerResult } from './sections/peer';
 import type { QueryResult } from './sections/query';
+import type { StreamsResult } from './sections/streams';
 import type { ThroughputLevel } from './sections/throughput';
 
 /** A section's result with the machine load around it. */
@@ -51,11 +52,13 @@ export interface BenchResults {
     smallCache: number;
     warmup: number;
     resultBytes: number;
+    streamRuns?: number;
   };
   floor?: Timed<FloorResult>;
   passes: StoragePass[];
   history?: Timed<HistoryResult>;
   peer?: Timed<PeerResult>;
+  streams?: Timed<StreamsResult>;
   uptimeAtEnd: string;
   totalSeconds: number;
   cpu?: { busyPct: number; idlePct: number; stealPct: number };
