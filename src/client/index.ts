@@ -208,12 +208,17 @@ export class TillerClient {
     }
   }
 
-  /** Turns waiting for a human, from visibility (`TillerStatus`), without querying each workflow. */
-  async pending(opts: { agent?: string; limit?: number } = {}): Promise<PendingTurn[]> {
+  /**
+   * Turns waiting for a human on this client's task queue (every queue with `allQueues`), from
+   * visibility (`TillerStatus`), without querying each workflow.
+   */
+  async pending(opts: { agent?: string; limit?: number; allQueues?: boolean } = {}): Promise<PendingTurn[]> {
     const query = [
       `WorkflowType = '${WORKFLOW_TYPE_TURN}'`,
       `ExecutionStatus = 'Running'`,
       `TillerStatus = 'awaiting_approval'`,
+      // This client's task queue only, unless asked for every queue of the namespace.
+      ...(opts.allQueues ? [] : [`TaskQueue = '${this.taskQueue.replace(/'/g, '')}'`]),
       ...(opts.agent ? [`TillerAgent = '${opts.agent.replace(/'/g, '')}'`] : []),
     ].join(' AND ');
     const out: PendingTurn[] = [];
