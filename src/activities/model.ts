@@ -3,11 +3,14 @@
  * OpenAI-compatible endpoint. The SDK never retries (`maxRetries: 0`); Temporal does, steered by
  * `classifyModelError`, so every attempt is visible in the workflow history.
  */
+import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { resolveConversation } from '../core/conversation';
 import { modelProgress } from '../core/live-text';
+import { conversationQuery } from '../workflows/messages';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
-import type { AssistantMessage, ModelRequest, ModelResponse } from '../core/spec';
+import type { AssistantMessage, ChatMessage, ModelRequest, ModelResponse, ToolSpec } from '../core/spec';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 const NON_RETRYABLE_TYPE: Record<number, string> = {
@@ -71,7 +74,33 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   return ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
 }
 
-function toParams(req: ModelRequest): ChatCompletionCreateParams {
+/** A model request with its conversation in hand. */
+type Prompt = ModelRequest & { messages: ChatMessage[]; tools: ToolSpec[] };
+
+const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/**
+ * The request's conversation: inline (older histories), or read from the turn by reference with the
+ * `conversation` query and checked against its digest. A mismatch fails the attempt (retried).
+ */
+async function promptOf(req: ModelRequest, ctx: Context): Promise<Prompt> {
+  if (!req.conversation) return { ...req, messages: req.messages ?? [], tools: req.tools ?? [] };
+  const turn = ctx.info.workflowExecution;
+  if (!turn) throw ApplicationFailure.nonRetryable('a conversation by reference needs the calling turn');
+  const snapshot = await ctx.client.workflow
+    .getHandle(turn.workflowId, turn.runId)
+    .query(conversationQuery, { count: req.conversation.count });
+  const resolved = resolveConversation(req.conversation, snapshot, nodeSha256);
+  if (!resolved.ok) {
+    throw ApplicationFailure.create({
+      type: 'ConversationMismatch',
+      message: `model call ${req.call}: ${resolved.error}`,
+    });
+  }
+  return { ...req, messages: resolved.messages, tools: snapshot.tools };
+}
+
+function toParams(req: Prompt): ChatCompletionCreateParams {
   return {
     model: req.model,
     messages: req.messages as ChatCompletionCreateParams['messages'],
@@ -95,7 +124,7 @@ function bad(message: string): never {
   throw ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
 }
 
-async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, heartbeat: (content: string) => void) {
+async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartbeat: (content: string) => void) {
   const stream = await client.chat.completions.create(
     { ...toParams(req), stream: true, stream_options: { include_usage: true } },
     { signal },
@@ -130,7 +159,7 @@ async function streamed(client: OpenAI, req: ModelRequest, signal: AbortSignal, 
   return { content: sawContent ? content : null, calls: calls.filter(Boolean), finishReason, usage };
 }
 
-async function unary(client: OpenAI, req: ModelRequest, signal: AbortSignal) {
+async function unary(client: OpenAI, req: Prompt, signal: AbortSignal) {
   const completion = await client.chat.completions.create({ ...toParams(req), stream: false }, { signal });
   const choice = completion?.choices?.[0];
   if (!choice?.message) bad('no choices in the completion');
@@ -165,9 +194,10 @@ export function createModelActivities({ client }: ModelActivityDeps) {
       // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
       const keepAlive = setInterval(() => heartbeat(latest), 5_000);
       try {
+        const prompt = await promptOf(req, ctx);
         const raw = req.stream
-          ? await streamed(client, req, ctx.cancellationSignal, heartbeat)
-          : await unary(client, req, ctx.cancellationSignal);
+          ? await streamed(client, prompt, ctx.cancellationSignal, heartbeat)
+          : await unary(client, prompt, ctx.cancellationSignal);
         const message: AssistantMessage = { role: 'assistant', content: raw.content };
         if (raw.calls.length > 0) {
           message.tool_calls = raw.calls.map((c, i) => {

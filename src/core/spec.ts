@@ -4,6 +4,7 @@
  * `startTurn` activity, so replay never depends on the worker's current configuration.
  */
 
+import type { ConversationRef } from './conversation';
 import type { Duration } from '@temporalio/common';
 
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
@@ -106,8 +107,12 @@ export interface StartTurnResponse {
 
 export interface ModelRequest {
   model: string;
-  messages: ChatMessage[];
-  tools: ToolSpec[];
+  /** The conversation, inline (histories from before `conversation-by-reference`) … */
+  messages?: ChatMessage[];
+  /** … or by reference: the activity reads it with the turn's `conversation` query (src/core/conversation.ts). */
+  conversation?: ConversationRef;
+  /** Inline with `messages`; with `conversation` the query returns them too. */
+  tools?: ToolSpec[];
   stream: boolean;
   turnId: string;
   call: number;

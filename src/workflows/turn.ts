@@ -18,17 +18,28 @@ import {
 } from '@temporalio/workflow';
 import type { TillerActivities } from '../activities';
 import { parseToolArgs } from '../core/args';
+import { ConversationDigest } from '../core/conversation';
 import type { TurnEventBody } from '../core/events';
 import { approvalGate, deniedResult, unknownToolResult } from '../core/policy';
 import { formatZodError, TurnInput, type RecordedDecision, type TurnResult, type TurnState } from '../core/schemas';
 import type { AgentSpec, ChatMessage, GateSpec, HookFailure, RunToolResponse } from '../core/spec';
 import { createTurnState, emit } from '../core/state';
 import { ApprovalDesk, DecisionRejected, describePayload } from './approvals';
-import { decideSignal, decideUpdate, DECIDE_DESCRIPTION, stateQuery, STATE_DESCRIPTION } from './messages';
+import {
+  conversationQuery,
+  CONVERSATION_DESCRIPTION,
+  decideSignal,
+  decideUpdate,
+  DECIDE_DESCRIPTION,
+  stateQuery,
+  STATE_DESCRIPTION,
+} from './messages';
 import { Visibility } from './visibility';
 
 /** Patch ids, one per workflow change that alters command order (kept until no old turn can be open). */
 export const PATCH_VALIDATE_BEFORE_APPROVAL = 'validate-args-before-approval';
+/** Model calls record `{count, digest}` of the conversation instead of the messages (v0.3). */
+export const PATCH_CONVERSATION_BY_REFERENCE = 'conversation-by-reference';
 
 const MODEL_ERRORS_NOT_RETRIED = ['ModelBadRequest', 'ModelAuthError', 'ModelNotFound', 'ModelUnprocessable'];
 
@@ -392,18 +403,21 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       ...(input.history ?? []),
       { role: 'user', content: input.input },
     ];
+    // The model activity reads the conversation with this query, so history records each message once
+    // (in the result that produced it), not the whole transcript per call. See src/core/conversation.ts.
+    setHandler(conversationQuery, (req) => ({ messages: messages.slice(0, req?.count), tools: agentSpec.tools }), {
+      description: CONVERSATION_DESCRIPTION,
+    });
+    const conversation = new ConversationDigest(messages);
+    const byReference = patched(PATCH_CONVERSATION_BY_REFERENCE);
     for (let call = 1; ; call++) {
       let response;
       try {
+        const common = { model: agentSpec.model, stream: agentSpec.stream, turnId: state.turnId, call };
         response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
-          {
-            model: agentSpec.model,
-            messages,
-            tools: agentSpec.tools,
-            stream: agentSpec.stream,
-            turnId: state.turnId,
-            call,
-          },
+          byReference
+            ? { ...common, conversation: conversation.ref() }
+            : { ...common, messages, tools: agentSpec.tools },
         ]);
       } catch (err) {
         if (isCancellation(err)) throw err;
