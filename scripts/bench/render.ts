@@ -589,8 +589,11 @@ function notes(r: BenchResults): string[] {
   const h = r.history?.result;
   if (h) {
     const longest = h.turns[h.turns.length - 1]!;
+    const share = f((longest.modelInputBytes / longest.protoBytes) * 100, 0);
     out.push(
-      `- **History**: every \`callModel\` activity records the whole conversation as its input, so the model inputs make up ${f((longest.modelInputBytes / longest.protoBytes) * 100, 0)} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step grow with the step index (${h.growth}). Replay and evicted queries pay for it too: they re-encode every recorded input.`,
+      h.growth === 'linear'
+        ? `- **History**: model calls record a reference to the conversation (\`{count, digest}\`; the activity reads the messages with the \`conversation\` query), so the \`callModel\` inputs are ${share} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step stay flat (${h.growth}).`
+        : `- **History**: every \`callModel\` activity records the whole conversation as its input, so the model inputs make up ${share} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step grow with the step index (${h.growth}). Replay and evicted queries pay for it too: they re-encode every recorded input.`,
     );
   }
   out.push(
