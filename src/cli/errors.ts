@@ -4,6 +4,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { DecisionRejectedError } from '../client';
+import { noWorkerMessage } from '../client/workers';
 
 export const EXIT = {
   ok: 0,
@@ -59,8 +60,7 @@ export function isConnectionError(err: unknown): boolean {
   );
 }
 
-export const noWorkerMessage = (taskQueue: string) =>
-  `no worker is polling task queue ${taskQueue}: start one with \`tiller worker\``;
+export { noWorkerMessage };
 
 export function unreachable(address: string, err: unknown): CliError {
   const reason = err instanceof Error ? err.message : String(err);

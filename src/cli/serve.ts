@@ -5,6 +5,7 @@
  */
 import { TillerClient } from '../client';
 import type { TemporalSettings } from '../config';
+import { AesGcmCodec, keysFromEnv } from '../codec/encryption';
 import { buildGateway, hashToken } from '../gateway';
 import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';
 import { CliError, EXIT, unreachable } from './errors';
@@ -47,9 +48,11 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
     throw unreachable(settings.address, err);
   }
   try {
+    const keys = keysFromEnv();
     const app = await buildGateway({
       ...env,
       ...(opts.uiOrigin !== undefined && { uiOrigin: opts.uiOrigin }),
+      ...(keys.length > 0 && { codec: new AesGcmCodec(keys) }),
       tiller,
       version: packageVersion(),
     });
@@ -59,7 +62,7 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
       [
         `tiller gateway at ${url} (Temporal ${settings.address}, task queue ${settings.taskQueue})`,
         `  inbox ${url}/inbox · API ${url}/openapi.json`,
-        `  identities: ${ids.tokens?.length ?? 0} token(s)${ids.jwt ? ', JWT' : ''}; webhook: ${env.webhookSecret ? 'on' : 'off'}`,
+        `  identities: ${ids.tokens?.length ?? 0} token(s)${ids.jwt ? ', JWT' : ''}; webhook: ${env.webhookSecret ? 'on' : 'off'}; codec: ${keys.length ? `${url}/codec (${keys.length} key(s))` : 'off'}`,
       ].join('\n') + '\n',
     );
     const signal = await untilSignal();

@@ -1,7 +1,7 @@
 /** Connecting to Temporal, and the cheap checks that turn a 30 s query timeout into a clear message. */
 import { Connection, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { TillerClient } from '../client';
+import { hasWorker as hasWorkerOn } from '../client/workers';
 import { connectClient, type TemporalSettings } from '../config';
 import { CliError, EXIT, noWorkerMessage, unreachable } from './errors';
 
@@ -31,23 +31,9 @@ export async function describeTurn(tiller: TillerClient, turnId: string): Promis
   }
 }
 
-/** A poller that has not polled for this long is gone (an idle long poll lasts about a minute). */
-const POLLER_STALE_MS = 2 * 60_000;
-
 /** Whether some worker polled the workflow task queue recently. */
-export async function hasWorker(tiller: TillerClient, taskQueue: string): Promise<boolean> {
-  const response = await tiller.temporal.workflowService.describeTaskQueue({
-    namespace: tiller.temporal.options.namespace,
-    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  const now = Date.now();
-  return (response.pollers ?? []).some((p) => {
-    const seconds = p.lastAccessTime?.seconds;
-    if (seconds === undefined || seconds === null) return true;
-    return now - Number(seconds) * 1000 < POLLER_STALE_MS;
-  });
-}
+export const hasWorker = (tiller: TillerClient, taskQueue: string): Promise<boolean> =>
+  hasWorkerOn(tiller.temporal, taskQueue);
 
 /** Throws `no worker is polling task queue <q>` (exit 3) unless a worker polls `taskQueue`, waiting up to `graceMs`. */
 export async function requireWorker(tiller: TillerClient, taskQueue: string, graceMs = 0): Promise<void> {

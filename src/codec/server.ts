@@ -6,7 +6,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
 
 const JsonPayloads = z.object({
@@ -45,7 +45,7 @@ export interface CodecServerOptions {
 }
 
 export async function buildCodecServer(opts: CodecServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024, logger: false });
+  const app = Fastify({ bodyLimit: opts.bodyLimit ?? CODEC_BODY_LIMIT, logger: false });
   await app.register(cors, {
     origin: opts.uiOrigin ? [opts.uiOrigin] : false,
     methods: ['POST', 'OPTIONS'],
@@ -62,17 +62,29 @@ export async function buildCodecServer(opts: CodecServerOptions): Promise<Fastif
     const token = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
     if (!tokenMatches(token, opts.token)) await reply.status(401).send({ error: 'a valid bearer token is required' });
   });
+  registerCodecRoutes(app, opts.codec);
+  return app;
+}
+
+/** Largest codec request body: a history's payloads, not a decision. */
+export const CODEC_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** POST /codec/encode and /codec/decode on `app` (here, and on the gateway behind its identities). */
+export function registerCodecRoutes(
+  app: FastifyInstance,
+  codec: PayloadCodec,
+  routeOptions: Omit<RouteShorthandOptions, 'handler'> = {},
+): void {
   for (const op of ['encode', 'decode'] as const) {
-    app.post(`/codec/${op}`, async (req, reply) => {
+    app.post(`/codec/${op}`, { bodyLimit: CODEC_BODY_LIMIT, ...routeOptions }, async (req, reply) => {
       const parsed = JsonPayloads.safeParse(req.body);
       if (!parsed.success) return reply.status(400).send({ error: 'expected {"payloads": [{"metadata", "data"}]}' });
       try {
-        const out = await opts.codec[op](parsed.data.payloads.map(fromJson));
+        const out = await codec[op](parsed.data.payloads.map(fromJson));
         return { payloads: out.map(toJson) };
       } catch (err) {
         return reply.status(400).send({ error: `could not ${op}: ${(err as Error).message}` });
       }
     });
   }
-  return app;
 }

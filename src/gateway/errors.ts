@@ -6,6 +6,8 @@ export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    /** More fields of the JSON answer, beside `error`. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }

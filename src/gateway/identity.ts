@@ -9,13 +9,14 @@
  *   separated `scope` claim (OAuth style) the rights; without it the configured default rights apply.
  *
  * Rights (`scopes`): `read` (state, events, inbox), `start` (POST /turns), `decide` (decisions),
- * `cancel`, and `args` (see tool arguments, results and previews; without it they are redacted).
+ * `cancel`, `args` (see tool arguments, results and previews; without it they are redacted), and
+ * `codec` (encode/decode payloads at /codec/*, for the Temporal UI: it reveals everything encrypted).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { importSPKI, jwtVerify, type JWTVerifyOptions, type KeyLike } from 'jose';
 import { z } from 'zod';
 
-export const SCOPES = ['read', 'start', 'decide', 'cancel', 'args'] as const;
+export const SCOPES = ['read', 'start', 'decide', 'cancel', 'args', 'codec'] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 export const ALL_SCOPES: readonly Scope[] = SCOPES;

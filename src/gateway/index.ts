@@ -7,7 +7,9 @@
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { PayloadCodec } from '@temporalio/common';
 import type { TillerClient } from '../client';
+import { registerCodecRoutes } from '../codec/server';
 import { HttpError } from './errors';
 import { AuthError, bearer, can, IdentityVerifier, type IdentityConfig } from './identity';
 import { openApiDocument } from './openapi';
@@ -34,6 +36,11 @@ export interface GatewayOptions {
   stream?: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number; maxStreams?: number };
   /** Trust X-Forwarded-For (behind a reverse proxy) for rate limiting. */
   trustProxy?: boolean;
+  /**
+   * Serves POST /codec/encode and /codec/decode (the Temporal UI's codec server protocol) with this
+   * codec, to identities with the `codec` right; `tiller serve` passes the TILLER_ENCRYPTION_KEYS codec.
+   */
+  codec?: PayloadCodec;
   /** Reported in the OpenAPI document. */
   version?: string;
   /** Called with unexpected (5xx) errors; default: one line on stderr. */
@@ -60,7 +67,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   app.setErrorHandler((err: { statusCode?: number; message?: string }, _req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500 && !(err instanceof HttpError)) onError(err);
-    void reply.status(status).send({ error: status === 500 ? 'internal error' : (err.message ?? 'error') });
+    const details = err instanceof HttpError ? err.details : undefined;
+    void reply.status(status).send({ error: status === 500 ? 'internal error' : (err.message ?? 'error'), ...details });
   });
 
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
@@ -79,7 +87,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   await app.register(cors, {
     origin: opts.uiOrigin ? [opts.uiOrigin] : false,
     methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key'],
+    // X-Namespace and credentials: the Temporal UI calling /codec/* with "pass access token".
+    allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key', 'X-Namespace'],
+    credentials: true,
   });
 
   // A JSON API: only JSON bodies (the webhook route parses its own raw bytes).
@@ -127,7 +137,12 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     tiller: opts.tiller,
     ...(webhook && { webhook }),
     nudges: new Nudges(),
-    openapi: () => (doc ??= openApiDocument({ version: opts.version ?? '0.0.0', webhook: webhook !== undefined })),
+    openapi: () =>
+      (doc ??= openApiDocument({
+        version: opts.version ?? '0.0.0',
+        webhook: webhook !== undefined,
+        codec: !!opts.codec,
+      })),
     queryTimeoutMs: opts.queryTimeoutMs ?? 10_000,
     decideTimeoutMs: opts.decideTimeoutMs ?? 30_000,
     stream: {
@@ -138,6 +153,14 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     maxStreams: opts.stream?.maxStreams ?? 200,
     closing: closing.signal,
   });
+  if (opts.codec) registerCodecRoutes(app, opts.codec, { config: { scope: 'codec' } });
+  else {
+    app.post('/codec/:op', { config: { scope: 'codec' } }, async (_req, reply) =>
+      reply
+        .status(404)
+        .send({ error: 'payload encryption is not configured on this gateway (TILLER_ENCRYPTION_KEYS)' }),
+    );
+  }
   // Streams end on preClose; wait for what is still in flight so nothing outlives the gateway.
   app.addHook('onClose', async () => settled());
   return app;

@@ -39,6 +39,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'body too large',
   422: 'the body does not match the schema (or edited arguments fail the tool schema)',
   429: 'rate limited',
+  503: 'no worker polls the turn’s task queue (the answer carries `turn`: what visibility knows)',
   504: 'the turn did not answer (no worker?)',
 };
 const turnId = {
@@ -65,7 +66,7 @@ function components(): Record<string, unknown> {
   );
 }
 
-export function openApiDocument(opts: { version: string; webhook: boolean }): Record<string, unknown> {
+export function openApiDocument(opts: { version: string; webhook: boolean; codec?: boolean }): Record<string, unknown> {
   const paths: Record<string, unknown> = {
     '/turns': {
       post: {
@@ -78,7 +79,7 @@ export function openApiDocument(opts: { version: string; webhook: boolean }): Re
       get: {
         summary: "the turn's state (the `state` query); tool args/results redacted without the args right",
         parameters: [turnId],
-        responses: { '200': { description: 'state', ...json('TurnState') }, ...errors(401, 403, 404, 504) },
+        responses: { '200': { description: 'state', ...json('TurnState') }, ...errors(401, 403, 404, 503, 504) },
       },
     },
     '/turns/{id}/events': {
@@ -122,7 +123,7 @@ export function openApiDocument(opts: { version: string; webhook: boolean }): Re
         requestBody: { required: true, ...json('DecisionRequest') },
         responses: {
           '200': { description: 'the recorded decision', ...json('RecordedDecision') },
-          ...errors(400, 401, 403, 404, 409, 413, 422, 504),
+          ...errors(400, 401, 403, 404, 409, 413, 422, 503, 504),
         },
       },
     },
@@ -155,6 +156,39 @@ export function openApiDocument(opts: { version: string; webhook: boolean }): Re
     },
     '/healthz': { get: { summary: 'liveness', security: [], responses: { '200': { description: 'ok' } } } },
   };
+  if (opts.codec) {
+    const payloads = {
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['payloads'],
+            properties: {
+              payloads: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    metadata: { type: 'object', additionalProperties: { type: 'string', description: 'base64' } },
+                    data: { type: 'string', description: 'base64' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    for (const op of ['encode', 'decode'] as const) {
+      paths[`/codec/${op}`] = {
+        post: {
+          summary: `${op} payloads with the gateway's AES-256-GCM keys (the Temporal UI's codec server protocol; right \`codec\`)`,
+          requestBody: { required: true, ...payloads },
+          responses: { '200': { description: `the ${op}d payloads`, ...payloads }, ...errors(400, 401, 403, 413) },
+        },
+      };
+    }
+  }
   if (opts.webhook) {
     paths['/webhooks/decision'] = {
       post: {

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { TillerClient } from '../client';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { formatZodError, type Decision, type RecordedDecision, type TurnState } from '../core/schemas';
+import { hasWorker, noWorkerMessage, turnVisibility } from '../client/workers';
 import { HttpError, toHttpError } from './errors';
 import { can, canSeeArgs, type Identity, type Scope } from './identity';
 import { INBOX_HTML, INBOX_JS } from './inbox';
@@ -37,6 +38,9 @@ declare module 'fastify' {
     queryToken?: boolean;
   }
 }
+
+/** How long a task queue counts as served after a worker was seen polling it. */
+const WORKER_SEEN_MS = 5_000;
 
 export interface RouteDeps {
   tiller: TillerClient;
@@ -95,6 +99,25 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
   const describeStatus = (turnId: string) =>
     withDeadline(deps.queryTimeoutMs, () => tiller.handle(turnId).describe()).then((d) => d.status.name);
   const readState = (turnId: string) => withDeadline(deps.queryTimeoutMs, () => tiller.state(turnId));
+
+  // Task queues seen with a worker lately: a query or update without one would wait out its deadline.
+  const workerSeen = new Map<string, number>();
+  /** 503 at once, with what visibility knows, when no worker polls the turn's task queue. */
+  async function requireWorker(turnId: string): Promise<void> {
+    const d = await withDeadline(deps.queryTimeoutMs, () => tiller.handle(turnId).describe()).catch((err: unknown) => {
+      throw toHttpError(err, `turn ${turnId}`);
+    });
+    if (Date.now() - (workerSeen.get(d.taskQueue) ?? 0) < WORKER_SEEN_MS) return;
+    if (await withDeadline(deps.queryTimeoutMs, () => hasWorker(tiller.temporal, d.taskQueue))) {
+      workerSeen.set(d.taskQueue, Date.now());
+      return;
+    }
+    throw new HttpError(503, noWorkerMessage(d.taskQueue), { turn: turnVisibility(d) });
+  }
+  const readStateChecked = async (turnId: string) => {
+    await requireWorker(turnId);
+    return readState(turnId);
+  };
   const view = (identity: Identity, state: TurnState) => (canSeeArgs(identity) ? state : redact(state));
 
   /** A decision the workflow refused because the turn has closed reads as 409, not 404. */
@@ -110,6 +133,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
 
   async function decide(turnId: string, decision: Decision, updateId?: string): Promise<RecordedDecision> {
     try {
+      await requireWorker(turnId);
       return await withDeadline(deps.decideTimeoutMs, () => tiller.decide(turnId, decision, updateId));
     } catch (err) {
       return closedOrMissing(turnId, err);
@@ -160,7 +184,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
 
   app.get('/turns/:id', { config: { scope: 'read' } }, async (req) => {
     const { id } = parse(TurnIdParam, req.params, 400);
-    const state = await readState(id).catch((err: unknown) => {
+    const state = await readStateChecked(id).catch((err: unknown) => {
       throw toHttpError(err, `turn ${id}`);
     });
     return view(identityOf(req), state);
@@ -179,7 +203,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
-    const first = await readState(id).catch((err: unknown) => {
+    const first = await readStateChecked(id).catch((err: unknown) => {
       throw toHttpError(err, `turn ${id}`);
     });
     if (afterSeq > 0 && isTerminal(first) && !first.events.some((e) => e.seq > afterSeq)) {
@@ -230,7 +254,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
     const { approver: _ignored, approverGroups: _ignoredGroups, ...body } = parse(DecisionBody, req.body);
     // Refuse an approver outside the gate here, so that nothing is written to the turn; the workflow
     // enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
-    const state = await readState(turnId).catch((err: unknown) => closedOrMissing(turnId, err));
+    const state = await readStateChecked(turnId).catch((err: unknown) => closedOrMissing(turnId, err));
     const waiting = state.pendingApprovals.find((p) => p.id === body.id);
     if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
       throw new HttpError(
