@@ -9,6 +9,8 @@ export type { TillerHooks, AgentStartContext, ToolEndContext } from './agents/ho
 export { assistant } from './agents/assistant';
 export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';
 export { fileTools, workspaceRoot } from './tools/files';
+export { McpPool, McpUnavailableError, type McpPoolOptions } from './mcp/pool';
+export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config';
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
 export { createActivities, type TillerActivities } from './activities';
 export { classifyModelError, openAIFromEnv } from './activities/model';

@@ -13,6 +13,8 @@ import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import { dataConverterFromEnv } from './codec/encryption';
 import { defaultModel, temporalSettings } from './config';
+import type { McpServerConfig } from './mcp/config';
+import { McpPool } from './mcp/pool';
 import type { ToolDefinition } from './tools/define';
 import { fileTools } from './tools/files';
 
@@ -27,6 +29,12 @@ export interface CreateWorkerOptions {
   tools?: ToolDefinition<any>[];
   /** Hooks applied to every agent, after the agent's own. */
   hooks?: TillerHooks[];
+  /**
+   * MCP servers whose tools agents may use, as `<server>__<tool>` in `tools` or all of them with
+   * `mcp: ['<server>']`. Stdio (`{ name, command, args?, env?, cwd? }`) or streamable HTTP
+   * (`{ name, url, headers? }`); connected on first use, closed when the worker's `run()` ends.
+   */
+  mcpServers?: McpServerConfig[];
   /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
   openai?: OpenAI;
   /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
@@ -53,9 +61,13 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
   const agents = opts.agents ?? [assistant];
   const tools = opts.tools ?? defaultTools();
   const toolNames = new Set(tools.map((t) => t.name));
+  const mcp = opts.mcpServers?.length ? new McpPool(opts.mcpServers) : undefined;
   for (const agent of agents) {
-    const missing = agent.tools.filter((t) => !toolNames.has(t));
+    // MCP tools are checked against their server's list when a turn starts.
+    const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
     if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
+    const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));
+    if (servers.length) throw new Error(`agent ${agent.name} uses unconfigured MCP servers: ${servers.join(', ')}`);
   }
   const activities = createActivities({
     agents,
@@ -64,9 +76,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     openai: opts.openai ?? openAIFromEnv(),
     defaultModel: opts.model ?? defaultModel(),
     searchAttributes: opts.searchAttributes ?? true,
+    ...(mcp && { mcp }),
   });
   const dataConverter = opts.dataConverter ?? dataConverterFromEnv();
-  return Worker.create({
+  const worker = await Worker.create({
     connection: opts.connection ?? (await NativeConnection.connect(settings.connectionOptions)),
     namespace: opts.namespace ?? settings.namespace,
     taskQueue: opts.taskQueue ?? settings.taskQueue,
@@ -78,4 +91,12 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     maxHeartbeatThrottleInterval: LIVE_TEXT_HEARTBEAT_MS,
     ...opts.worker,
   });
+  if (mcp) closeMcpWithWorker(worker, mcp);
+  return worker;
+}
+
+/** Closes the MCP connections (ending stdio servers' processes) once the worker stops running. */
+function closeMcpWithWorker(worker: Worker, mcp: McpPool): void {
+  const run = worker.run.bind(worker);
+  worker.run = () => run().finally(() => mcp.close());
 }

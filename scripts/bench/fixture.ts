@@ -20,6 +20,8 @@ export interface Plan {
   steps: number;
   /** Then this many calls of the gated tool, one per model response. */
   gated?: number;
+  /** The instant tool to call (default STEP_TOOL; LOCAL_STEP_TOOL runs as a local activity). */
+  tool?: string;
 }
 
 export const AGENT = 'bench';
@@ -27,6 +29,9 @@ export const GATED_AGENT = 'bench_gated';
 /** Like AGENT, but the model is called without streaming (as the peer calls it). */
 export const UNARY_AGENT = 'bench_unary';
 export const STEP_TOOL = 'step_tool';
+/** The same instant tool as a local activity, and the agent that uses it. */
+export const LOCAL_STEP_TOOL = 'local_step_tool';
+export const LOCAL_AGENT = 'bench_local';
 export const GATED_TOOL = 'gated_tool';
 export const INSTRUCTIONS = 'You are a benchmark agent. Call the tools you are told to call.';
 const PREFIX = 'bench-plan ';
@@ -92,7 +97,8 @@ export function benchScript(rec: Recorder | undefined, model: () => ScriptedMode
     const k = messages.filter((msg) => msg?.role === 'tool').length;
     const usage = { prompt_tokens: 10, completion_tokens: 5 };
     if (k < plan.steps) {
-      return { content: `step ${k}`, toolCalls: [{ id: callId(k), name: STEP_TOOL, arguments: { i: k } }], usage };
+      const name = plan.tool ?? STEP_TOOL;
+      return { content: `step ${k}`, toolCalls: [{ id: callId(k), name, arguments: { i: k } }], usage };
     }
     if (k < plan.steps + (plan.gated ?? 0)) {
       return { content: `gated ${k}`, toolCalls: [{ id: callId(k), name: GATED_TOOL, arguments: { i: k } }], usage };
@@ -119,12 +125,25 @@ export function benchTools(resultBytes: number, rec?: Recorder): ToolDefinition<
       return result;
     },
   });
-  return [stepTool, gatedTool];
+  const localStepTool = defineTool({
+    name: LOCAL_STEP_TOOL,
+    description: 'Returns at once (a local activity).',
+    input,
+    local: true,
+    execute: () => result,
+  });
+  return [stepTool, gatedTool, localStepTool];
 }
 
 export function benchAgents(): AgentDefinition[] {
   return [
     defineAgent({ name: AGENT, instructions: INSTRUCTIONS, tools: [STEP_TOOL], maxModelCalls: 1_000_000 }),
+    defineAgent({
+      name: LOCAL_AGENT,
+      instructions: INSTRUCTIONS,
+      tools: [LOCAL_STEP_TOOL],
+      maxModelCalls: 1_000_000,
+    }),
     defineAgent({
       name: UNARY_AGENT,
       instructions: INSTRUCTIONS,

@@ -185,7 +185,7 @@ export function renderMarkdown(r: BenchResults): string {
         )
       : '_Not run in this invocation._',
     '',
-    'Tools as **local activities** (the issue’s second variant) are not measured: Tiller has no option for it.',
+    ...localRows(r),
     ...(phaseRows.length
       ? [
           '',
@@ -557,6 +557,35 @@ export function renderMarkdown(r: BenchResults): string {
   return L.join('\n');
 }
 
+/** Section 2's second variant: the tool as a local activity (`defineTool({ local: true })`). */
+function localRows(r: BenchResults): string[] {
+  const rows = r.passes.flatMap((p) => {
+    const x = p.durable?.result?.local;
+    if (!x) return [];
+    const fl = r.floor?.result;
+    return [
+      [
+        p.storage,
+        ...pct(x.stepMs).slice(0, 3),
+        fl ? f(x.stepMs.p50 - fl.stepMs.p50) : '—',
+        fl ? f(x.stepMs.p95 - fl.stepMs.p95) : '—',
+        f(x.slopeMsPerStep, 4),
+        `${x.turns} × ${p.durable!.result!.stepsPerTurn}`,
+      ],
+    ];
+  });
+  if (!rows.length) return [];
+  return [
+    'Tools as **local activities** (`defineTool({ local: true })`: the tool runs in the workflow’s worker and is',
+    'recorded as a marker), the same turns:',
+    '',
+    table(
+      ['storage', 'p50 ms', 'p95 ms', 'p99 ms', 'overhead p50', 'overhead p95', 'slope ms/step', 'turns × steps'],
+      rows,
+    ),
+  ];
+}
+
 /** Computed read-outs of this run, and the limits of the set-up. */
 function notes(r: BenchResults): string[] {
   const out = ['## Reading the numbers', ''];
@@ -597,8 +626,7 @@ function notes(r: BenchResults): string[] {
     );
   }
   out.push(
-    '- **Not measured**: tools as local activities (Tiller has no such option); the issue’s 10,000 paused turns',
-    '  unless the command above says `--paused 10000`.',
+    '- **Not measured**: the issue’s 10,000 paused turns unless the command above says `--paused 10000`.',
     '- **Peer set-up**: `@temporalio/openai-agents` 1.23.0 with `@openai/agents-core` 0.11.6 (webpack 5.113) fails',
     '  to load its workflow bundle (`Automatic publicPath is not supported in this browser`: agents-core’s dynamic',
     '  `import()` becomes a webpack chunk); `bench/peer/run.ts` bundles with `dynamicImportMode: "eager"` to run it.',

@@ -11,7 +11,10 @@ import {
   type AgentDefinition,
 } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
-import type { AgentSpec, StartTurnRequest, StartTurnResponse } from '../core/spec';
+import type { AgentSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
+import { withMcpTools } from '../mcp/activity';
+import type { McpPool } from '../mcp/pool';
+import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
 import { toolParameters, type ToolDefinition } from '../tools/define';
 import { runHooks } from './tools';
 
@@ -21,15 +24,19 @@ export interface AgentActivityDeps {
   hooksFor(agent: string): readonly TillerHooks[];
   defaultModel: string;
   searchAttributes: boolean;
+  /** The worker's MCP clients, when it has `mcpServers`. */
+  mcp?: McpPool;
 }
 
 export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): AgentSpec {
   const hooks = deps.hooksFor(def.name);
+  // MCP tools (`<server>__<tool>`) are listed from their servers, by `withMcpTools`.
+  const workerTools = def.tools.filter((name) => !deps.mcp?.owns(name));
   return {
     name: def.name,
     instructions: def.instructions,
     model: def.model ?? deps.defaultModel,
-    tools: def.tools.map((name) => {
+    tools: workerTools.map((name) => {
       const tool = deps.tools.get(name);
       if (!tool) throw new Error(`agent ${def.name} uses tool ${name}, which is not registered`);
       return {
@@ -39,6 +46,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
         ...(tool.timeout !== undefined && { timeout: tool.timeout }),
         ...(tool.heartbeatTimeout !== undefined && { heartbeatTimeout: tool.heartbeatTimeout }),
         ...(tool.preview !== undefined && { preview: true }),
+        ...(tool.local && { local: true }),
       };
     }),
     gates: gatesOf(def),
@@ -71,8 +79,16 @@ export function createAgentActivities(deps: AgentActivityDeps) {
           nonRetryable: true,
         });
       }
-      const spec = buildAgentSpec(def, deps);
-      const hookFailures = await runHooks(deps.hooksFor(def.name), 'onAgentStart', {
+      // A sub-agent with `inherit: true` also runs under its parents' gates and hooks.
+      const ancestors = (req.inherit ?? []).map((name) => {
+        const ancestor = deps.agents.get(name);
+        if (!ancestor) throw new Error(`agent ${def.name} inherits from ${name}, which is not registered`);
+        return ancestor;
+      });
+      const specOf = (a: AgentDefinition) => withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp);
+      const spec = inheritPolicy(await specOf(def), await Promise.all(ancestors.map(specOf)));
+      const hooks = [...new Set([def, ...ancestors].flatMap((a) => deps.hooksFor(a.name)))];
+      const hookFailures = await runHooks(hooks, 'onAgentStart', {
         agent: def.name,
         input: req.input,
         turnId: req.turnId,
@@ -81,4 +97,14 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       return { spec, hookFailures };
     },
   };
+}
+
+/** The agent's spec with the tools through which it calls its sub-agents (each runs as a child turn). */
+export function withSubAgents(spec: AgentSpec, def: AgentDefinition, deps: AgentActivityDeps): AgentSpec {
+  const tools: ToolSpec[] = Object.entries(def.subAgents ?? {}).map(([name, sub]) => {
+    if (!deps.agents.has(sub.agent))
+      throw new Error(`agent ${def.name} has sub-agent ${name} = agent ${sub.agent}, which is not registered`);
+    return subAgentToolSpec(name, sub);
+  });
+  return tools.length ? { ...spec, tools: [...spec.tools, ...tools] } : spec;
 }

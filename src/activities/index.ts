@@ -5,6 +5,7 @@
 import type OpenAI from 'openai';
 import type { AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
+import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
 import { createAgentActivities } from './agents';
 import { createModelActivities } from './model';
@@ -18,12 +19,17 @@ export interface ActivityDeps {
   openai: OpenAI;
   defaultModel: string;
   searchAttributes: boolean;
+  /** MCP servers' tools (`<server>__<tool>`); the caller owns the pool and closes it. */
+  mcp?: McpPool;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const agents = new Map(deps.agents.map((a) => [a.name, a]));
   const tools = new Map<string, ToolDefinition>(deps.tools.map((t) => [t.name, t as ToolDefinition]));
-  const hooksFor = (agent: string) => [...(agents.get(agent)?.hooks ?? []), ...(deps.hooks ?? [])];
+  // A sub-agent with `inherit: true` also runs its ancestors' hooks (nearest first); each hook once.
+  const hooksFor = (agent: string, inheritsFrom: readonly string[] = []) => [
+    ...new Set([...[agent, ...inheritsFrom].flatMap((a) => agents.get(a)?.hooks ?? []), ...(deps.hooks ?? [])]),
+  ];
   return {
     ...createAgentActivities({
       agents,
@@ -31,9 +37,10 @@ export function createActivities(deps: ActivityDeps) {
       hooksFor,
       defaultModel: deps.defaultModel,
       searchAttributes: deps.searchAttributes,
+      ...(deps.mcp && { mcp: deps.mcp }),
     }),
     ...createModelActivities({ client: deps.openai }),
-    ...createToolActivities({ tools, hooksFor }),
+    ...createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }),
   };
 }
 

@@ -20,12 +20,40 @@ import type {
   ValidateArgsResponse,
 } from '../core/spec';
 import type { TillerHooks } from '../agents/hooks';
-import { resultToText, type ToolDefinition } from '../tools/define';
+import { mcpCallable } from '../mcp/calls';
+import type { McpPool } from '../mcp/pool';
+import { McpArgsValidator } from '../mcp/validate';
+import { resultToText, type ToolContext, type ToolDefinition } from '../tools/define';
 
 export interface ToolActivityDeps {
   tools: ReadonlyMap<string, ToolDefinition>;
   /** The hooks that apply to an agent (its own plus the worker's global ones). */
-  hooksFor(agent: string): readonly TillerHooks[];
+  hooksFor(agent: string, inheritsFrom?: readonly string[]): readonly TillerHooks[];
+  /** The worker's MCP clients: tools named `<server>__<tool>` are called on that server. */
+  mcp?: McpPool;
+}
+
+type ArgsCheck = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** A tool as the activities run it, whether defined in this worker (zod) or offered by an MCP server. */
+interface Runnable {
+  /** Validates (and, for zod tools, parses) the arguments; throws only when it cannot tell. */
+  check(args: unknown): Promise<ArgsCheck>;
+  execute(args: unknown, ctx: ToolContext): Promise<unknown>;
+  preview?(args: unknown, ctx: Omit<ToolContext, 'heartbeat'>): Promise<unknown>;
+}
+
+function workerTool(def: ToolDefinition): Runnable {
+  return {
+    async check(args) {
+      const parsed = def.input.safeParse(args);
+      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: formatZodError(parsed.error) };
+    },
+    async execute(args, ctx) {
+      return def.execute(args, ctx);
+    },
+    ...(def.preview && { preview: async (args, ctx) => def.preview!(args, ctx) }),
+  };
 }
 
 function message(err: unknown): string {
@@ -54,32 +82,44 @@ export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToo
 
 const PREVIEW_LIMIT = 2_000;
 
-export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
+export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps) {
+  const validator = new McpArgsValidator();
+  const runnable = (name: string): Runnable | undefined => {
+    const def = tools.get(name);
+    if (def) return workerTool(def);
+    const remote = mcp && mcpCallable(mcp, validator, name);
+    if (!remote) return undefined;
+    return {
+      check: async (args) => {
+        const checked = await remote.validate(args);
+        return checked.ok ? { ok: true, value: args } : checked;
+      },
+      execute: (args, ctx) => remote.execute(args, { ...ctx, timeoutMs: Context.current().info.startToCloseTimeoutMs }),
+    };
+  };
+
   return {
     /** Checks an approver's edited arguments against the tool's schema. */
     async validateToolArgs({ tool, args }: ValidateArgsRequest): Promise<ValidateArgsResponse> {
-      const def = tools.get(tool);
+      const def = runnable(tool);
       if (!def) return { ok: false, error: `unknown tool "${tool}"` };
-      const parsed = def.input.safeParse(args);
-      return parsed.success
-        ? { ok: true }
-        : { ok: false, error: `invalid arguments for ${tool}: ${formatZodError(parsed.error)}` };
+      const checked = await def.check(args);
+      return checked.ok ? { ok: true } : { ok: false, error: `invalid arguments for ${tool}: ${checked.error}` };
     },
 
     /** Validates a gated call's arguments and renders the tool's preview for the approver. */
     async previewTool(req: PreviewRequest): Promise<PreviewResponse> {
-      const def = tools.get(req.tool);
+      const def = runnable(req.tool);
       if (!def) return { ok: false, error: `unknown tool "${req.tool}"` };
       const raw = parseToolArgs(req.rawArgs);
       if (!raw.ok) return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
-      const parsed = def.input.safeParse(raw.value);
-      if (!parsed.success)
-        return { ok: false, error: `invalid arguments for ${req.tool}: ${formatZodError(parsed.error)}` };
+      const checked = await def.check(raw.value);
+      if (!checked.ok) return { ok: false, error: `invalid arguments for ${req.tool}: ${checked.error}` };
       if (!def.preview) return { ok: true };
       const ctx = Context.current();
       try {
         const text = resultToText(
-          await def.preview(parsed.data, {
+          await def.preview(checked.value, {
             idempotencyKey: `${req.workflowId}:${req.toolCallId}`,
             toolCallId: req.toolCallId,
             turnId: req.turnId,
@@ -96,12 +136,12 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
 
     /** Runs the `onApprovalPending` hooks; failures are reported, never thrown. */
     async notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }> {
-      return { hookFailures: await runHooks(hooksFor(ctx.call.agent), 'onApprovalPending', ctx) };
+      return { hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalPending', ctx) };
     },
 
     async approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {
       const outcomes = [];
-      for (const hook of hooksFor(call.agent)) {
+      for (const hook of hooksFor(call.agent, call.inheritsFrom)) {
         if (!hook.approveTool) continue;
         try {
           outcomes.push(toOutcome(await hook.approveTool(call)));
@@ -123,7 +163,7 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
       const ctx = Context.current();
       const started = performance.now();
       const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
-      const tool = tools.get(req.tool);
+      const tool = runnable(req.tool);
       const failed = (error: string, hookFailures: HookFailure[]): RunToolResponse => ({
         ok: false,
         content: `Error: ${error}`,
@@ -137,20 +177,23 @@ export function createToolActivities({ tools, hooksFor }: ToolActivityDeps) {
       if (!raw.ok) return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
       const rawArgs = raw.value;
       const call: ToolCallContext = { ...req, args: rawArgs };
-      const hooks = hooksFor(req.agent);
+      const hooks = hooksFor(req.agent, req.inheritsFrom);
       const hookFailures = await runHooks(hooks, 'onToolStart', call);
 
-      const parsed = tool.input.safeParse(rawArgs);
-      if (!parsed.success) {
-        return failed(`invalid arguments for ${req.tool}: ${formatZodError(parsed.error)}`, hookFailures);
+      let checked: ArgsCheck;
+      try {
+        checked = await tool.check(rawArgs);
+      } catch (err) {
+        return failed(`could not check the arguments for ${req.tool}: ${message(err)}`, hookFailures);
       }
+      if (!checked.ok) return failed(`invalid arguments for ${req.tool}: ${checked.error}`, hookFailures);
       let content: string;
       // Keep the activity visibly alive even when the tool never heartbeats itself.
       let lastDetails: unknown;
       const keepAlive = setInterval(() => ctx.heartbeat(lastDetails), 5_000);
       try {
         content = resultToText(
-          await tool.execute(parsed.data, {
+          await tool.execute(checked.value, {
             idempotencyKey: `${req.workflowId}:${req.toolCallId}`,
             toolCallId: req.toolCallId,
             turnId: req.turnId,

@@ -2,18 +2,40 @@
 import type { DurationLike, GateSpec } from '../core/spec';
 import type { TillerHooks } from './hooks';
 
+/** Another agent this agent may call as a tool; see {@link AgentDefinition.subAgents}. */
+export interface SubAgentDefinition {
+  /** Name of the registered agent to run. */
+  agent: string;
+  /** What the model reads about this tool: when to call it and what to ask. */
+  description: string;
+  /**
+   * Also apply this (the calling) agent's approval gates, hooks and trust grants inside the sub-agent.
+   * Default false: a sub-agent runs under its own agent's policy and hooks only.
+   */
+  inherit?: boolean;
+}
+
 export interface AgentDefinition {
   name: string;
   instructions: string;
   /** Model name; falls back to `TILLER_MODEL`, then the worker's default. */
   model?: string;
-  /** Names of registered tools this agent may call. */
+  /** Names of registered tools this agent may call; an MCP server's tool as `<server>__<tool>`. */
   tools: string[];
+  /** MCP servers (configured with `createWorker({ mcpServers })`) whose every tool this agent may call. */
+  mcp?: string[];
   /**
    * Tools that need a human decision. `true` = no deadline; or `{ timeout: '3 days', neverTrust: true }`.
+   * An MCP tool its server marks destructive is gated by default; `false` runs it without a gate.
    */
-  approvals?: Record<string, true | GateSpec>;
-  /** This agent's hooks (observers and interventions). Sub-agents do not inherit them. */
+  approvals?: Record<string, boolean | GateSpec>;
+  /**
+   * Agents this agent may call as tools, by tool name: the model sees a tool with the parameters
+   * `{ input: string }`; a call runs the agent as a child `agentTurn` and returns its final answer.
+   * A sub-agent's tool name may be gated in `approvals` like any tool.
+   */
+  subAgents?: Record<string, SubAgentDefinition>;
+  /** This agent's hooks (observers and interventions). Sub-agents do not inherit them (see `inherit`). */
   hooks?: TillerHooks[];
   /** Stop with a clear failure after this many model calls (default 20). */
   maxModelCalls?: number;
@@ -32,15 +54,29 @@ export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100 * 1024;
 export const DEFAULT_MAX_MODEL_CALLS = 20;
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {
+  const subAgents = Object.keys(def.subAgents ?? {});
+  for (const name of subAgents) {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+      throw new Error(`agent ${def.name}: sub-agent tool name "${name}" must be 1-64 letters, digits, _ or -`);
+    if (def.tools.includes(name))
+      throw new Error(`agent ${def.name}: sub-agent ${name} has the name of one of its tools`);
+  }
   for (const [tool] of Object.entries(def.approvals ?? {})) {
-    if (!def.tools.includes(tool))
+    if (!def.tools.includes(tool) && !subAgents.includes(tool) && !isOfMcpServer(tool, def.mcp))
       throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
   return def;
 }
 
 export function gatesOf(def: AgentDefinition): Record<string, GateSpec> {
-  return Object.fromEntries(Object.entries(def.approvals ?? {}).map(([tool, g]) => [tool, g === true ? {} : g]));
+  return Object.fromEntries(
+    Object.entries(def.approvals ?? {}).flatMap(([tool, g]) => (g === false ? [] : [[tool, g === true ? {} : g]])),
+  );
+}
+
+/** `<server>__<tool>` for one of the agent's `mcp` servers (whose tools are only known at run time). */
+function isOfMcpServer(tool: string, servers: readonly string[] = []): boolean {
+  return servers.some((server) => tool.startsWith(`${server}__`));
 }
 
 export type { DurationLike };

@@ -17,6 +17,7 @@ import type { TurnEvent } from '../core/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type {
   Decision,
+  PendingApproval,
   RecordedDecision,
   SessionInput,
   SessionState,
@@ -98,6 +99,18 @@ export class TillerClient {
 
   state(turnId: string): Promise<TurnState> {
     return this.handle(turnId).query(stateQuery);
+  }
+
+  /**
+   * Every call waiting for a human in this turn and in its sub-agents (child turns, at any depth),
+   * each with the turn id to decide it on: a sub-agent's call is approved on the child, not the parent.
+   */
+  async pendingTree(turnId: string): Promise<{ turnId: string; approval: PendingApproval }[]> {
+    const state = await this.state(turnId);
+    const own = state.pendingApprovals.map((approval) => ({ turnId, approval }));
+    const open = Object.values(state.children ?? {}).filter((c) => c.endedAt === undefined);
+    const nested = await Promise.all(open.map((c) => this.pendingTree(c.turnId)));
+    return [...own, ...nested.flat()];
   }
 
   /** Sends the `decide` update and returns the recorded decision; throws `DecisionRejectedError` when refused. */

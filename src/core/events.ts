@@ -2,7 +2,7 @@
  * The events a turn emits. Every change to `TurnState` is one of these, folded by `foldEvent`
  * (state.ts), so the state query, the event stream and hook observers all see the same facts.
  */
-import type { RecordedDecision, Usage } from './schemas';
+import type { PendingApproval, RecordedDecision, TurnStatus, Usage } from './schemas';
 
 interface Base {
   /** Monotonic per turn, starting at 1. */
@@ -54,6 +54,25 @@ export type TurnEventBody =
   | { type: 'TOOL_FAILED'; toolCallId: string; tool: string; args: unknown; durationMs?: number; error: string }
   | { type: 'HOOK_FAILED'; hook: string; hookName?: string; toolCallId?: string; error: string }
   | { type: 'DECISION_REJECTED'; via: 'update' | 'signal'; reason: string; id?: string; approver?: string }
+  | {
+      type: 'SUBAGENT_STARTED';
+      toolCallId: string;
+      tool: string;
+      agent: string;
+      /** The child turn's workflow id. */
+      childTurnId: string;
+      inherit: boolean;
+    }
+  | { type: 'SUBAGENT_PROGRESS'; childTurnId: string; status: TurnStatus; pendingApprovals: PendingApproval[] }
+  | {
+      type: 'SUBAGENT_ENDED';
+      toolCallId: string;
+      childTurnId: string;
+      status: 'completed' | 'failed' | 'cancelled';
+      /** The child's usage, added to this turn's totals (once: this event is recorded once). */
+      usage: Usage;
+      error?: string;
+    }
   | { type: 'TURN_COMPLETED'; output: string }
   | { type: 'TURN_FAILED'; error: string }
   | { type: 'TURN_CANCELLED'; reason?: string };
@@ -76,6 +95,9 @@ export const EVENT_TYPES: readonly TurnEventType[] = [
   'TOOL_FAILED',
   'HOOK_FAILED',
   'DECISION_REJECTED',
+  'SUBAGENT_STARTED',
+  'SUBAGENT_PROGRESS',
+  'SUBAGENT_ENDED',
   'TURN_COMPLETED',
   'TURN_FAILED',
   'TURN_CANCELLED',

@@ -34,8 +34,19 @@ export const TurnInput = z.object({
   history: z.array(ConversationMessage).optional(),
   /** Tokens this turn may use at most (a session passes what is left of its budget). */
   tokenBudget: z.number().int().nonnegative().optional(),
+  /** Set when this turn runs as a sub-agent: the parent turn and the tool call that started it. */
+  parent: z.object({ turnId: z.string().min(1), toolCallId: z.string().min(1), agent: z.string().min(1) }).optional(),
+  /**
+   * Agents whose approval gates and hooks this turn adds to its own agent's (nearest first): a
+   * sub-agent declared with `inherit: true` gets its parent's. Merged by the `startTurn` activity.
+   */
+  inherit: z.array(z.string().min(1)).optional(),
 });
 export type TurnInput = z.infer<typeof TurnInput>;
+
+/** The arguments the model sends when it calls a sub-agent tool. */
+export const SubAgentArgs = z.object({ input: z.string().min(1, 'input (the task for the sub-agent) is required') });
+export type SubAgentArgs = z.infer<typeof SubAgentArgs>;
 
 export const Usage = z.object({
   inputTokens: z.number().int().nonnegative(),
@@ -113,6 +124,25 @@ export interface PendingApproval {
 export const TurnStatus = z.enum(['running', 'awaiting_approval', 'completed', 'failed', 'cancelled']);
 export type TurnStatus = z.infer<typeof TurnStatus>;
 
+/** A sub-agent this turn started: a child `agentTurn`, decided and followed by its own workflow id. */
+export interface SubAgentRun {
+  /** The child turn's workflow id: send `decide` for its pending approvals there. */
+  turnId: string;
+  agent: string;
+  /** The tool (sub-agent name) the parent's model called, and that call's id. */
+  tool: string;
+  toolCallId: string;
+  inherit: boolean;
+  status: TurnStatus;
+  /** What the child waits for, as it last reported (decide these on `turnId`, not on the parent). */
+  pendingApprovals: PendingApproval[];
+  /** The child's usage once it has ended (already included in the parent's `usage`). */
+  usage?: Usage;
+  startedAt: string;
+  endedAt?: string;
+  error?: string;
+}
+
 export interface TurnState {
   version: number;
   status: TurnStatus;
@@ -126,6 +156,8 @@ export interface TurnState {
   events: TurnEvent[];
   /** Total events ever emitted; `events` keeps only the newest ones. */
   eventCount: number;
+  /** Sub-agents started by this turn, by child turn id; absent until the first one starts. */
+  children?: Record<string, SubAgentRun>;
   output?: string;
   error?: string;
 }
@@ -196,10 +228,13 @@ export const RevokeTrustInput = z.strictObject({
 });
 export type RevokeTrustInput = z.infer<typeof RevokeTrustInput>;
 
+/** What a child turn tells its parent (a session, or the turn that started it as a sub-agent) on each change. */
 export interface TurnProgress {
   turnId: string;
   status: TurnStatus;
   pendingApprovals: PendingApproval[];
+  /** Sent to a parent turn only: the child's usage so far. */
+  usage?: Usage;
 }
 
 export interface SessionState {

@@ -41,6 +41,25 @@ export interface ToolSpec {
   heartbeatTimeout?: DurationLike;
   /** The tool can show an approver what a call would do before it is approved. */
   preview?: boolean;
+  /** Run as a local activity (see `ToolDefinition.local`). */
+  local?: boolean;
+  /** Not a worker tool but a sub-agent: calling it runs `agent` as a child `agentTurn`. */
+  subAgent?: { agent: string; inherit: boolean };
+  /** A tool of an MCP server, listed by `startTurn` and called through the worker's MCP client. */
+  mcp?: McpToolOrigin;
+}
+
+/** Where an MCP tool comes from, and the hints its server gave (recorded as listed). */
+export interface McpToolOrigin {
+  server: string;
+  /** The tool's name on its server (the spec's `name` is `<server>__<tool>`). */
+  tool: string;
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
 }
 
 export interface Limits {
@@ -73,6 +92,8 @@ export interface AgentSpec {
   stream: boolean;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
+  /** Agents whose gates and hooks were merged into this spec (a sub-agent with `inherit: true`). */
+  inherits?: string[];
 }
 
 export type ChatMessage =
@@ -98,6 +119,8 @@ export interface StartTurnRequest {
   input: string;
   turnId: string;
   sessionId?: string;
+  /** Agents whose gates and hooks to merge into this agent's (TurnInput.inherit). */
+  inherit?: string[];
 }
 
 export interface StartTurnResponse {
@@ -134,6 +157,8 @@ export interface ToolCallContext {
   toolCallId: string;
   tool: string;
   args: unknown;
+  /** A sub-agent with `inherit: true`: the agents whose hooks also apply to this call (nearest first). */
+  inheritsFrom?: string[];
 }
 
 export type ApprovalOutcome = { action: 'proceed' } | { action: 'deny'; reason?: string } | { action: 'ask' };

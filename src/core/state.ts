@@ -4,7 +4,7 @@
  * because a turn's state is owned by exactly one workflow and copying it per event would be O(n²).
  */
 import type { TurnEvent, TurnEventBody } from './events';
-import { emptyUsage, type ToolCallRecord, type TrustGrant, type TurnState, WIRE_VERSION } from './schemas';
+import { emptyUsage, type ToolCallRecord, type TrustGrant, type TurnState, type Usage, WIRE_VERSION } from './schemas';
 
 export const DEFAULT_MAX_EVENTS = 500;
 
@@ -52,6 +52,13 @@ function dropPending(state: TurnState, id: string): void {
   state.pendingApprovals = state.pendingApprovals.filter((p) => p.id !== id);
 }
 
+function addUsage(total: Usage, more: Usage): void {
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+  total.totalTokens += more.totalTokens;
+  total.modelCalls += more.modelCalls;
+}
+
 /** A turn that ends early leaves no call looking as if it were still in progress. */
 function abandonOpenCalls(state: TurnState, at: string, error: string): void {
   for (const call of state.toolCalls) {
@@ -71,10 +78,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       state.status = 'running';
       break;
     case 'MODEL_CALLED':
-      state.usage.inputTokens += event.usage.inputTokens;
-      state.usage.outputTokens += event.usage.outputTokens;
-      state.usage.totalTokens += event.usage.totalTokens;
-      state.usage.modelCalls += 1;
+      addUsage(state.usage, { ...event.usage, modelCalls: 1 });
       for (const call of event.toolCalls) toolCall(state, call.id, call.name, call.args);
       break;
     case 'APPROVAL_REQUESTED': {
@@ -170,6 +174,39 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
     case 'HOOK_FAILED':
     case 'DECISION_REJECTED':
       break;
+    case 'SUBAGENT_STARTED':
+      state.children ??= {};
+      state.children[event.childTurnId] = {
+        turnId: event.childTurnId,
+        agent: event.agent,
+        tool: event.tool,
+        toolCallId: event.toolCallId,
+        inherit: event.inherit,
+        status: 'running',
+        pendingApprovals: [],
+        startedAt: event.at,
+      };
+      break;
+    case 'SUBAGENT_PROGRESS': {
+      const child = state.children?.[event.childTurnId];
+      if (child && child.endedAt === undefined) {
+        child.status = event.status;
+        child.pendingApprovals = event.pendingApprovals;
+      }
+      break;
+    }
+    case 'SUBAGENT_ENDED': {
+      const child = state.children?.[event.childTurnId];
+      if (child) {
+        child.status = event.status;
+        child.pendingApprovals = [];
+        child.usage = event.usage;
+        child.endedAt = event.at;
+        if (event.error !== undefined) child.error = event.error;
+      }
+      addUsage(state.usage, event.usage);
+      break;
+    }
     case 'TURN_COMPLETED':
       state.status = 'completed';
       state.output = event.output;

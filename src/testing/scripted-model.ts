@@ -480,6 +480,59 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Scripts per agent
+
+/** The content of the request's first system message (an agent's instructions), if it has one. */
+export function systemPrompt(body: unknown): string | undefined {
+  const messages = body && typeof body === 'object' ? (body as { messages?: unknown }).messages : undefined;
+  if (!Array.isArray(messages)) return undefined;
+  const system = messages.find(
+    (m: unknown): m is { role: string; content: unknown } =>
+      !!m && typeof m === 'object' && (m as { role?: unknown }).role === 'system',
+  );
+  return system ? messageText(system.content) : undefined;
+}
+
+/**
+ * One script per agent, for turns where several agents share this server (a parent and its
+ * sub-agents): each request goes to the route whose key equals its system prompt (the agent's
+ * instructions). An array route is consumed one step per request of that agent; a function route
+ * gets `index` counted per route. A request no route matches gets a 500 that names its prompt.
+ *
+ * @example
+ * ```ts
+ * model.setScript(scriptByInstructions({
+ *   'You plan.': [{ toolCalls: [{ name: 'research', arguments: { input: 'find x' } }] }, { content: 'done' }],
+ *   'You research.': [{ content: 'x is 42' }],
+ * }));
+ * ```
+ */
+export function scriptByInstructions(routes: Record<string, ScriptStep[] | ScriptFn>): ScriptFn {
+  const seen: Record<string, number> = {};
+  return ({ body }) => {
+    const prompt = systemPrompt(body) ?? '';
+    const route = Object.prototype.hasOwnProperty.call(routes, prompt) ? routes[prompt] : undefined;
+    if (route === undefined) {
+      return {
+        error: { status: 500, message: `scripted model: no script for instructions ${JSON.stringify(prompt)}` },
+      };
+    }
+    const index = seen[prompt] ?? 0;
+    seen[prompt] = index + 1;
+    if (typeof route === 'function') return route({ body, index });
+    return (
+      route[index] ?? {
+        error: {
+          status: 500,
+          message: `scripted model: script for ${JSON.stringify(prompt)} exhausted after ${index} requests`,
+          type: 'server_error',
+        },
+      }
+    );
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Demo script
 
 interface LooseMessage {

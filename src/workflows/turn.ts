@@ -9,19 +9,28 @@ import {
   condition,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
   allHandlersFinished,
   log,
   patched,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { TillerActivities } from '../activities';
 import { parseToolArgs } from '../core/args';
 import { ConversationDigest } from '../core/conversation';
 import type { TurnEventBody } from '../core/events';
-import { approvalGate, deniedResult, unknownToolResult } from '../core/policy';
-import { formatZodError, TurnInput, type RecordedDecision, type TurnResult, type TurnState } from '../core/schemas';
+import { approvalGate, deniedResult, truncateResult, unknownToolResult } from '../core/policy';
+import {
+  formatZodError,
+  SubAgentArgs,
+  TurnInput,
+  type RecordedDecision,
+  type TurnResult,
+  type TurnState,
+} from '../core/schemas';
 import type { AgentSpec, ChatMessage, GateSpec, HookFailure, RunToolResponse } from '../core/spec';
 import { createTurnState, emit } from '../core/state';
 import { ApprovalDesk, DecisionRejected, describePayload } from './approvals';
@@ -34,6 +43,8 @@ import {
   stateQuery,
   STATE_DESCRIPTION,
 } from './messages';
+import { turnProgressSignal } from './session-messages';
+import { SubAgents } from './subagents';
 import { Visibility } from './visibility';
 
 /** Patch ids, one per workflow change that alters command order (kept until no old turn can be open). */
@@ -67,7 +78,14 @@ const toolOptions: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 };
 
+// Tools marked `local`: run in the workflow's worker, recorded as a marker (no heartbeats there).
+const localToolOptions: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: toolOptions.retry!,
+};
+
 const acts = proxyActivities<TillerActivities>(modelOptions);
+const localActs = proxyLocalActivities<TillerActivities>(localToolOptions);
 
 function now(): string {
   return new Date().toISOString();
@@ -124,14 +142,18 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
     }
   };
+  const subAgents = new SubAgents(state, record);
   const desk = new ApprovalDesk({
     state,
     record,
     now,
+    // A sub-agent's arguments follow Tiller's own schema, not a worker tool's: checked right here.
     validateArgs: (tool, args) =>
-      acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [
-        { tool, args },
-      ]),
+      isSubAgent(tool)
+        ? Promise.resolve(validateSubAgentArgs(tool, args))
+        : acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [
+            { tool, args },
+          ]),
     notifyPending: async (ctx) => {
       if (!spec?.hooks.onApprovalPending) return;
       const { hookFailures } = await acts.notifyApprovalPending.executeWithOptions(
@@ -167,6 +189,23 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     },
     { description: DECIDE_DESCRIPTION },
   );
+
+  // Sub-agents (child turns) report what they wait for; see ./subagents.ts.
+  setHandler(turnProgressSignal, (progress) => subAgents.onProgress(progress));
+
+  function isSubAgent(tool: string): boolean {
+    return spec?.tools.some((t) => t.name === tool && t.subAgent !== undefined) ?? false;
+  }
+
+  function validateSubAgentArgs(
+    tool: string,
+    args: unknown,
+  ): { ok: true; input: string } | { ok: false; error: string } {
+    const checked = SubAgentArgs.safeParse(args);
+    return checked.success
+      ? { ok: true, input: checked.data.input }
+      : { ok: false, error: `invalid arguments for ${tool}: ${formatZodError(checked.error)}` };
+  }
 
   const seenIds = new Set<string>();
   function uniqueId(id: string): string {
@@ -206,15 +245,32 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error });
       return error;
     }
+    const subAgent = isSubAgent(tool);
+    if (subAgent) {
+      const checked = validateSubAgentArgs(tool, parsedArgs.value);
+      if (!checked.ok) {
+        record({ type: 'TOOL_FAILED', toolCallId: id, tool, args, error: checked.error });
+        return `Error: ${checked.error}`;
+      }
+    }
 
-    const call = { agent: spec.name, turnId: state.turnId, workflowId, toolCallId: id, tool, args };
+    const call = {
+      agent: spec.name,
+      turnId: state.turnId,
+      workflowId,
+      toolCallId: id,
+      tool,
+      args,
+      ...(spec.inherits && { inheritsFrom: spec.inherits }),
+    };
     const verdict = approvalGate(spec, tool, state.trust);
     let runArgs = rawArgs;
     const askHuman = async (gate: GateSpec): Promise<string | undefined> => {
       let preview: string | undefined;
       // Since 0.2 every gated call's arguments are checked before a human is asked, not only a tool
       // with a preview; turns paused on 0.1 (no marker in their history) keep the old path on replay.
-      if (spec.tools.find((t) => t.name === tool)?.preview || patched(PATCH_VALIDATE_BEFORE_APPROVAL)) {
+      // A sub-agent call has no worker tool to preview; its arguments were checked above.
+      if (!subAgent && (spec.tools.find((t) => t.name === tool)?.preview || patched(PATCH_VALIDATE_BEFORE_APPROVAL))) {
         const prepared = await previewCall(spec, id, tool, rawArgs);
         if (!prepared.ok) return prepared.error;
         preview = prepared.preview;
@@ -246,28 +302,35 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
     const effectiveArgs = runArgs === rawArgs ? args : argsForDisplay(runArgs);
     record({ type: 'TOOL_STARTED', toolCallId: id, tool, args: effectiveArgs });
+    if (subAgent) return runSubAgent(spec, id, tool, runArgs);
     const toolSpec = spec.tools.find((t) => t.name === tool);
     let outcome: RunToolResponse;
     try {
-      outcome = await acts.runTool.executeWithOptions(
-        {
-          ...toolOptions,
-          ...(toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout }),
-          ...(toolSpec?.heartbeatTimeout !== undefined && { heartbeatTimeout: toolSpec.heartbeatTimeout }),
-          summary: `tool ${tool}`,
-        },
-        [
-          {
-            agent: spec.name,
-            turnId: state.turnId,
-            workflowId,
-            toolCallId: id,
-            tool,
-            rawArgs: runArgs,
-            ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
-          },
-        ],
-      );
+      const request = {
+        agent: spec.name,
+        turnId: state.turnId,
+        workflowId,
+        toolCallId: id,
+        tool,
+        rawArgs: runArgs,
+        ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
+        ...(spec.inherits && { inheritsFrom: spec.inherits }),
+      };
+      const timeout = toolSpec?.timeout !== undefined && { startToCloseTimeout: toolSpec.timeout };
+      outcome = toolSpec?.local
+        ? await localActs.runTool.executeWithOptions(
+            { ...localToolOptions, ...timeout, summary: `tool ${tool} (local)` },
+            [request],
+          )
+        : await acts.runTool.executeWithOptions(
+            {
+              ...toolOptions,
+              ...timeout,
+              ...(toolSpec?.heartbeatTimeout !== undefined && { heartbeatTimeout: toolSpec.heartbeatTimeout }),
+              summary: `tool ${tool}`,
+            },
+            [request],
+          );
     } catch (err) {
       if (isCancellation(err)) throw err;
       const error = `Error: ${tool} did not complete: ${describeFailure(err)}`;
@@ -288,6 +351,41 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       });
     }
     return outcome.content;
+  }
+
+  /** Runs an approved sub-agent call as a child turn; its answer (or what went wrong) is the tool result. */
+  async function runSubAgent(spec: AgentSpec, id: string, tool: string, runArgs: string): Promise<string> {
+    const parsed = parseToolArgs(runArgs);
+    const checked = validateSubAgentArgs(tool, parsed.ok ? parsed.value : runArgs);
+    if (!checked.ok) {
+      record({ type: 'TOOL_FAILED', toolCallId: id, tool, args: argsForDisplay(runArgs), error: checked.error });
+      return `Error: ${checked.error}`;
+    }
+    const startedAt = Date.now();
+    const budget = tokenBudget(spec);
+    const outcome = await subAgents.run({
+      spec,
+      tool,
+      toolCallId: id,
+      input: checked.input,
+      trust: state.trust,
+      ...(budget !== undefined && { tokenBudget: Math.max(0, budget - state.usage.totalTokens) }),
+    });
+    const durationMs = Date.now() - startedAt;
+    if (outcome.ok) {
+      const result = spec.limits ? truncateResult(outcome.output, spec.limits.maxToolResultChars) : outcome.output;
+      record({ type: 'TOOL_ENDED', toolCallId: id, tool, durationMs, result });
+      return result;
+    }
+    record({
+      type: 'TOOL_FAILED',
+      toolCallId: id,
+      tool,
+      args: argsForDisplay(runArgs),
+      durationMs,
+      error: outcome.error,
+    });
+    return outcome.error;
   }
 
   /**
@@ -379,6 +477,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
             input: input.input,
             turnId: state.turnId,
             ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+            ...(input.inherit !== undefined && { inherit: input.inherit }),
           },
         ],
       );
@@ -388,7 +487,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     }
     const agentSpec = started.spec;
     spec = agentSpec;
-    visibility = new Visibility(state, agentSpec.searchAttributes);
+    visibility = new Visibility(state, agentSpec.searchAttributes, input.parent?.turnId);
     record({
       type: 'AGENT_STARTED',
       agent: agentSpec.name,

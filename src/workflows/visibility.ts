@@ -20,19 +20,27 @@ export class Visibility {
   constructor(
     private readonly state: TurnState,
     private readonly useSearchAttributes: boolean,
+    /** The turn that started this one as a sub-agent, if any. */
+    private readonly parentTurnId?: string,
   ) {}
 
-  /** A session's turn tells its session what waits, so the session's `state` shows it without a query fan-out. */
-  private tellSession(): void {
+  /**
+   * A child turn tells its parent (its session, or the turn it is a sub-agent of) what waits, so the
+   * parent's `state` shows it without a query fan-out.
+   */
+  private tellParent(): void {
     const parent = workflowInfo().parent;
-    if (!parent || parent.workflowId !== this.state.sessionId) return;
+    if (!parent) return;
+    const toTurn = parent.workflowId === this.parentTurnId;
+    if (!toTurn && parent.workflowId !== this.state.sessionId) return;
     getExternalWorkflowHandle(parent.workflowId)
       .signal(turnProgressSignal, {
         turnId: this.state.turnId,
         status: this.state.status,
         pendingApprovals: this.state.pendingApprovals,
+        ...(toTurn && { usage: this.state.usage }),
       })
-      .catch(noop); // a session that has moved on (continued as new, closed) needs no progress
+      .catch(noop); // a parent that has moved on (continued as new, closed) needs no progress
   }
 
   sync(): void {
@@ -46,7 +54,7 @@ export class Visibility {
     }
     if (saKey === this.last) return;
     this.last = saKey;
-    this.tellSession();
+    this.tellParent();
     if (this.useSearchAttributes) {
       upsertSearchAttributes([
         { key: TillerStatus, value: this.state.status },
@@ -78,6 +86,16 @@ export function renderDetails(state: TurnState): string {
       ...(p.preview !== undefined ? ['- preview:', '```', p.preview, '```'] : []),
       `- approve: \`tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
       `- deny: \`tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
+    );
+  }
+  for (const child of Object.values(state.children ?? {})) {
+    if (child.pendingApprovals.length === 0) continue;
+    lines.push(
+      '',
+      `### Sub-agent \`${child.tool}\` (${child.agent}) waits for approval`,
+      `- its turn: \`${child.turnId}\` — decide there: ${child.pendingApprovals
+        .map((p) => `\`tiller approve ${child.turnId} ${p.id}\` (${p.tool})`)
+        .join(', ')}`,
     );
   }
   if (state.output !== undefined) lines.push('', state.output.slice(0, 500));

@@ -3,6 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/res
 
 import {
   demoScript,
+  scriptByInstructions,
   startScriptedModel,
   type ScriptedModel,
   type ScriptedModelOptions,
@@ -347,5 +348,36 @@ describe('scripted model (real HTTP + real openai client)', () => {
     const r5 = await client.chat.completions.create({ model: 'demo', messages: userMsg('clean up please') });
     expect(r5.choices[0]?.message.content).toBe('Let me read notes.txt first.');
     expect(model.requests).toHaveLength(5);
+  });
+
+  it('scriptByInstructions routes each request by its system prompt, one cursor per route', async () => {
+    const { client } = await start({
+      script: scriptByInstructions({
+        'You plan.': [{ content: 'plan 1' }, { content: 'plan 2' }],
+        'You research.': ({ index }) => ({ content: `research ${index}` }),
+      }),
+    });
+    const ask = async (system: string) => {
+      const r = await client.chat.completions.create({
+        model: 'x',
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: 'go' },
+        ],
+      });
+      return r.choices[0]?.message.content;
+    };
+    expect(await ask('You plan.')).toBe('plan 1');
+    expect(await ask('You research.')).toBe('research 0');
+    expect(await ask('You plan.')).toBe('plan 2');
+    expect(await ask('You research.')).toBe('research 1');
+    await expect(ask('You plan.')).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/exhausted after 2/),
+    });
+    await expect(ask('Someone else.')).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringContaining('no script for instructions "Someone else."'),
+    });
   });
 });

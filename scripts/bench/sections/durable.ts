@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
-import { AGENT, planInput } from '../fixture';
+import { AGENT, LOCAL_AGENT, LOCAL_STEP_TOOL, planInput } from '../fixture';
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
 import { phasesOf, type Phases } from '../phases';
@@ -32,6 +32,8 @@ export interface DurableResult {
    * state, events or growing conversation), its turns alternating with ours on the same server.
    */
   baseline: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
+  /** The same turns with the tool as a local activity (`defineTool({ local: true })`). */
+  local?: { turns: number; stepMs: Summary; slopeMsPerStep: number };
   /** CPU per tool step of the dev server process and of the bench process (worker, client, model server). */
   cpu: CpuPerStep;
   /** Server-side phases of the last measured turn, ours and the baseline's (see phases.ts). */
@@ -46,7 +48,8 @@ export interface CpuPerStep {
 export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number, agent = AGENT) {
   const key = `durable-${randomUUID()}`;
   const started = performance.now();
-  const handle = await tiller.startTurn({ agent, input: planInput({ key, steps }), turnId: key });
+  const input = planInput({ key, steps, ...(agent === LOCAL_AGENT && { tool: LOCAL_STEP_TOOL }) });
+  const handle = await tiller.startTurn({ agent, input, turnId: key });
   const result = await tiller.result(handle.workflowId);
   const wall = performance.now() - started;
   if (result.status !== 'completed') throw new Error(`turn ${key} ended ${result.status}: ${result.error ?? ''}`);
@@ -104,6 +107,16 @@ export async function runDurable(
         base.push(...b.stepTimes);
         baseSlopes.push(linearFit(b.stepTimes).slope);
       }
+      // Tools as local activities: the same turns, fewer of them.
+      await runTurnOfSteps(env, tiller, opts.warmSteps, LOCAL_AGENT);
+      const localTimes: number[] = [];
+      const localSlopes: number[] = [];
+      const localTurns = Math.min(opts.baselineTurns, opts.turns);
+      for (let t = 0; t < localTurns; t++) {
+        const run = await runTurnOfSteps(env, tiller, opts.steps, LOCAL_AGENT);
+        localTimes.push(...run.stepTimes);
+        localSlopes.push(linearFit(run.stepTimes).slope);
+      }
       const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
       const slope = mean(slopes);
       const phasesFor = async (id: string) =>
@@ -131,6 +144,11 @@ export async function runDurable(
           cpu: perStep(baseCpu, nb),
         },
         cpu: perStep(cpu),
+        local: {
+          turns: localTurns,
+          stepMs: roundSummary(summarize(localTimes), 3),
+          slopeMsPerStep: round(mean(localSlopes), 5),
+        },
         phases: { tiller: await phasesFor(lastOurs), baseline: await phasesFor(lastBase) },
       };
     }),

@@ -1,0 +1,68 @@
+/**
+ * Sub-agents, the pure part: the tool a parent's model sees, the child turn's workflow id, how an
+ * inheriting child's policy is merged with its parents', and what the parent's model reads back.
+ * Deterministic and free of Temporal imports (used by the workflow and by the `startTurn` activity).
+ */
+import type { TurnResult } from './schemas';
+import type { AgentSpec, GateSpec, ToolSpec } from './spec';
+
+/** JSON Schema of a sub-agent tool's arguments (`SubAgentArgs` in schemas.ts). */
+export const SUBAGENT_PARAMETERS: Record<string, unknown> = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'The task for the sub-agent, in full: it sees nothing else.' } },
+  required: ['input'],
+  additionalProperties: false,
+};
+
+export function subAgentToolSpec(
+  tool: string,
+  sub: { agent: string; description: string; inherit?: boolean },
+): ToolSpec {
+  return {
+    name: tool,
+    description: sub.description,
+    parameters: SUBAGENT_PARAMETERS,
+    subAgent: { agent: sub.agent, inherit: sub.inherit === true },
+  };
+}
+
+/**
+ * The child turn's workflow id: derived from the parent turn and the tool call, so a retried or
+ * replayed parent addresses the same child, and a client can find it from the parent's state.
+ * Characters that do not travel well in URLs and shells are replaced.
+ */
+export function subAgentTurnId(parentTurnId: string, toolCallId: string): string {
+  return `${parentTurnId}.sub.${toolCallId.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+}
+
+/**
+ * An inheriting sub-agent's spec: its own gates first, then each ancestor's gate for a tool it also
+ * has (nearest ancestor wins), and an ancestor's hooks count as its own.
+ */
+export function inheritPolicy(own: AgentSpec, ancestors: readonly AgentSpec[]): AgentSpec {
+  if (ancestors.length === 0) return own;
+  const names = new Set(own.tools.map((t) => t.name));
+  const gates: Record<string, GateSpec> = {};
+  for (const spec of [...ancestors].reverse()) {
+    for (const [tool, gate] of Object.entries(spec.gates)) if (names.has(tool)) gates[tool] = gate;
+  }
+  Object.assign(gates, own.gates);
+  const hooks = { ...own.hooks };
+  for (const spec of ancestors) {
+    for (const key of Object.keys(hooks) as (keyof AgentSpec['hooks'])[])
+      hooks[key] = Boolean(hooks[key] || spec.hooks[key]);
+  }
+  return { ...own, gates, hooks, inherits: ancestors.map((a) => a.name) };
+}
+
+/** What the parent's model reads when its sub-agent ended without an answer. */
+export function subAgentErrorResult(tool: string, status: 'failed' | 'cancelled', error?: string): string {
+  return status === 'cancelled'
+    ? `Error: sub-agent ${tool} was cancelled before it answered.`
+    : `Error: sub-agent ${tool} failed: ${error ?? 'no reason given'}`;
+}
+
+/** The result a failed child turn carries in its `TurnFailed` failure, when it has one. */
+export function isTurnResult(value: unknown): value is TurnResult {
+  return !!value && typeof value === 'object' && 'usage' in value && 'status' in value;
+}

@@ -1,0 +1,140 @@
+/**
+ * A turn's sub-agents: each call of a sub-agent tool runs the named agent as a child `agentTurn`
+ * (its own workflow, hooks, approvals and search attributes), waits for it, and hands its final
+ * answer back as the tool result. The child tells its parent what it waits for with `turnProgress`
+ * signals; the parent records that and the child's usage as events, so the parent's `state` shows
+ * both and replay rebuilds them exactly.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ChildWorkflowFailure,
+  isCancellation,
+  ParentClosePolicy,
+  startChild,
+} from '@temporalio/workflow';
+import type { TurnEventBody } from '../core/events';
+import { emptyUsage, type TrustGrant, type TurnProgress, type TurnState, type Usage } from '../core/schemas';
+import type { AgentSpec } from '../core/spec';
+import { isTurnResult, subAgentErrorResult, subAgentTurnId } from '../core/subagents';
+import { WORKFLOW_TYPE_TURN } from './messages';
+import type { agentTurn } from './turn';
+
+export interface SubAgentCall {
+  /** The calling agent's spec and the tool (sub-agent name) its model called. */
+  spec: AgentSpec;
+  tool: string;
+  toolCallId: string;
+  input: string;
+  /** The parent's trust grants, passed on when the sub-agent inherits. */
+  trust: TrustGrant[];
+  /** Tokens the parent has left, if it has a budget: the child may use at most that. */
+  tokenBudget?: number;
+}
+
+export type SubAgentOutcome = { ok: true; output: string } | { ok: false; error: string };
+
+export class SubAgents {
+  /** The usage each child last reported: what it has used when it ends without a result. */
+  private readonly reported: Record<string, Usage> = {};
+
+  constructor(
+    private readonly state: TurnState,
+    private readonly record: (body: TurnEventBody) => void,
+  ) {}
+
+  /** The `turnProgress` signal from a child: records what it now waits for (only on change). */
+  onProgress(progress: TurnProgress): void {
+    const child = this.state.children?.[progress.turnId];
+    if (!child || child.endedAt !== undefined) return;
+    if (progress.usage) this.reported[progress.turnId] = progress.usage;
+    const ids = (p: { id: string }[]) => p.map((x) => x.id).join(',');
+    const terminal = progress.status === 'completed' || progress.status === 'failed' || progress.status === 'cancelled';
+    if (
+      terminal ||
+      (progress.status === child.status && ids(progress.pendingApprovals) === ids(child.pendingApprovals))
+    )
+      return; // the end is recorded from the child's result; nothing new otherwise
+    this.record({
+      type: 'SUBAGENT_PROGRESS',
+      childTurnId: progress.turnId,
+      status: progress.status,
+      pendingApprovals: progress.pendingApprovals,
+    });
+  }
+
+  /**
+   * Runs the sub-agent to its end. Its failure or cancellation is an outcome the parent's model
+   * reads; only the parent's own cancellation propagates (and cancels the child on the way).
+   */
+  async run(call: SubAgentCall): Promise<SubAgentOutcome> {
+    const sub = call.spec.tools.find((t) => t.name === call.tool)?.subAgent;
+    if (!sub) throw new Error(`${call.tool} is not a sub-agent of ${call.spec.name}`);
+    const childTurnId = subAgentTurnId(this.state.turnId, call.toolCallId);
+    this.record({
+      type: 'SUBAGENT_STARTED',
+      toolCallId: call.toolCallId,
+      tool: call.tool,
+      agent: sub.agent,
+      childTurnId,
+      inherit: sub.inherit,
+    });
+    const ended = (status: 'completed' | 'failed' | 'cancelled', usage: Usage, error?: string) =>
+      this.record({
+        type: 'SUBAGENT_ENDED',
+        toolCallId: call.toolCallId,
+        childTurnId,
+        status,
+        usage,
+        ...(error !== undefined && { error }),
+      });
+    try {
+      const child = await startChild<typeof agentTurn>(WORKFLOW_TYPE_TURN, {
+        workflowId: childTurnId,
+        args: [
+          {
+            agent: sub.agent,
+            input: call.input,
+            parent: { turnId: this.state.turnId, toolCallId: call.toolCallId, agent: call.spec.name },
+            ...(sub.inherit && { inherit: [call.spec.name, ...(call.spec.inherits ?? [])], trust: call.trust }),
+            ...(call.tokenBudget !== undefined && { tokenBudget: call.tokenBudget }),
+          },
+        ],
+        // Cancelling (or terminating) the parent cancels the child; awaiting it, the parent waits
+        // until the child has actually ended, so both end `cancelled` together.
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        staticSummary: `${sub.agent} (sub-agent of ${this.state.turnId}): ${call.input.slice(0, 100)}`,
+        staticDetails: [
+          `**Tiller sub-agent** **${sub.agent}** · called as \`${call.tool}\` by turn \`${this.state.turnId}\` (${call.spec.name})`,
+          '',
+          '> ' + call.input.slice(0, 1_000).replace(/\n/g, '\n> '),
+        ].join('\n'),
+      });
+      const result = await child.result();
+      ended('completed', result.usage);
+      return { ok: true, output: result.output };
+    } catch (err) {
+      const failed = failedResult(err);
+      const cancelled = isCancellation(err);
+      const error = failed?.error ?? describe(err);
+      ended(cancelled ? 'cancelled' : 'failed', failed?.usage ?? this.reported[childTurnId] ?? emptyUsage(), error);
+      if (cancelled && CancellationScope.current().consideredCancelled) throw err;
+      return { ok: false, error: subAgentErrorResult(call.tool, cancelled ? 'cancelled' : 'failed', error) };
+    }
+  }
+}
+
+/** The `TurnResult` a failed child carries in its `TurnFailed` failure. */
+function failedResult(err: unknown) {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== 'TurnFailed') return undefined;
+  const result = cause.details?.[0];
+  return isTurnResult(result) ? result : undefined;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof ChildWorkflowFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
