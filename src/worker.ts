@@ -15,6 +15,7 @@ import { dataConverterFromEnv } from './codec/encryption';
 import { defaultModel, temporalSettings } from './config';
 import type { McpServerConfig } from './mcp/config';
 import { McpPool } from './mcp/pool';
+import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
 import type { ToolDefinition } from './tools/define';
 import { fileTools } from './tools/files';
 
@@ -35,6 +36,11 @@ export interface CreateWorkerOptions {
    * (`{ name, url, headers? }`); connected on first use, closed when the worker's `run()` ends.
    */
   mcpServers?: McpServerConfig[];
+  /**
+   * OpenTelemetry tracing (see src/observability/tracing.ts); defaults to the standard `OTEL_*` env
+   * (off unless `OTEL_TRACES_EXPORTER` is set); `false` turns it off.
+   */
+  tracing?: Tracing | false;
   /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
   openai?: OpenAI;
   /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
@@ -79,6 +85,9 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     ...(mcp && { mcp }),
   });
   const dataConverter = opts.dataConverter ?? dataConverterFromEnv();
+  const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing || undefined;
+  const traced = tracing && tracingWorkerOptions(tracing);
+  const extra = opts.worker ?? {};
   const worker = await Worker.create({
     connection: opts.connection ?? (await NativeConnection.connect(settings.connectionOptions)),
     namespace: opts.namespace ?? settings.namespace,
@@ -89,7 +98,21 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Work
     // Heartbeats carry a streaming model call's text to followers (src/core/live-text.ts): send
     // them at most every 100 ms rather than 0.8 × the heartbeat timeout.
     maxHeartbeatThrottleInterval: LIVE_TEXT_HEARTBEAT_MS,
-    ...opts.worker,
+    ...extra,
+    ...(traced && {
+      interceptors: {
+        ...extra.interceptors,
+        activity: [...(traced.interceptors?.activity ?? []), ...(extra.interceptors?.activity ?? [])],
+        // A prebuilt bundle must already contain the module (see WORKFLOW_TRACING_MODULE).
+        ...(!opts.workflowBundle && {
+          workflowModules: [
+            ...(traced.interceptors?.workflowModules ?? []),
+            ...(extra.interceptors?.workflowModules ?? []),
+          ],
+        }),
+      },
+      sinks: { ...traced.sinks, ...extra.sinks },
+    }),
   });
   if (mcp) closeMcpWithWorker(worker, mcp);
   return worker;

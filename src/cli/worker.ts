@@ -24,13 +24,22 @@ export interface RunningWorker {
 type Log = (line: string) => void;
 
 let runtimeInstalled = false;
-/** Quiet SDK logs (WARN unless `TILLER_LOG_LEVEL`), and leave SIGINT/SIGTERM to the CLI. */
+/**
+ * Quiet SDK logs (WARN unless `TILLER_LOG_LEVEL`), leave SIGINT/SIGTERM to the CLI, and with
+ * `TILLER_METRICS_ADDRESS` (e.g. `0.0.0.0:9464`) serve the Temporal runtime's metrics and Tiller's
+ * counters (src/workflows/metrics.ts) for Prometheus at `http://<address>/metrics`.
+ */
 export function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.TILLER_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  const bindAddress = process.env.TILLER_METRICS_ADDRESS;
   try {
-    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      shutdownSignals: [],
+      ...(bindAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress } } } }),
+    });
   } catch {
     // A runtime exists already (e.g. when embedded); keep it.
   }

@@ -45,6 +45,7 @@ import {
 } from './messages';
 import { turnProgressSignal } from './session-messages';
 import { SubAgents } from './subagents';
+import { countEvent } from './metrics';
 import { Visibility } from './visibility';
 
 /** Patch ids, one per workflow change that alters command order (kept until no old turn can be open). */
@@ -135,6 +136,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const record = (body: TurnEventBody) => {
     emit(state, body, now());
     visibility?.sync();
+    countEvent(body, { agent: state.agent, model: spec?.model ?? '' });
   };
   const recordHookFailures = (failures: HookFailure[], toolCallId?: string) => {
     for (const f of failures) {
