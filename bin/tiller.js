@@ -13,6 +13,14 @@ if (fs.existsSync(built) && !process.env.TILLER_FROM_SOURCE) {
   cli = require('../src/cli/main.ts');
 }
 
+// Output piped into a reader that stops early (`tiller run … | head -1`): end quietly, like other CLIs.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err && err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 cli.main(process.argv).then(
   (code) => process.exit(code),
   (err) => {

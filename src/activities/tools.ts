@@ -136,7 +136,9 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
 
     /** Runs the `onApprovalPending` hooks; failures are reported, never thrown. */
     async notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }> {
-      return { hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalPending', ctx) };
+      return {
+        hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalPending', ctx),
+      };
     },
 
     async approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {

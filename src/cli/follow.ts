@@ -10,6 +10,7 @@ import type { TemporalSettings } from '../config';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';
 import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
 import { Terminal, Withdrawn, type Choice } from './prompt';
+import { colourLine, useColour } from './colour';
 import { hasWorker } from './temporal';
 
 export interface FollowOptions {
@@ -48,12 +49,19 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     ? new Terminal(process.stdin, o.json ? process.stderr : process.stdout, () => stop.abort())
     : undefined;
   const write = (stream: NodeJS.WriteStream, line: string) => stream.write(`${line}\n`);
+  const colour = !o.json && useColour(process.stdout);
+  // Tokens so far, after each model call: the turn's running total.
+  let tokens = 0;
+  const line = (e: TurnEvent) => {
+    let text = formatEvent(e);
+    if (e.type === 'MODEL_CALLED') {
+      tokens += e.usage.inputTokens + e.usage.outputTokens;
+      text += ` · Σ ${tokens} tokens`;
+    }
+    return colourLine(text, colour);
+  };
   const emit = (e: TurnEvent) =>
-    o.json
-      ? write(process.stdout, JSON.stringify(e))
-      : term
-        ? term.print(formatEvent(e))
-        : write(process.stdout, formatEvent(e));
+    o.json ? write(process.stdout, JSON.stringify(e)) : term ? term.print(line(e)) : write(process.stdout, line(e));
   const note = (line: string) => (term ? term.print(line) : write(o.json ? process.stderr : process.stdout, line));
   const instructions = (p: Pending) => {
     note(`turn ${turnId} waits for a decision on ${p.tool} (id ${p.id}). Decide from any client:`);

@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { temporalSettings, type TemporalSettings } from '../config';
 import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
 import { codecServerCommand } from './codec';
+import { examplesText } from './examples';
 import { devCommand } from './dev';
 import { REPLAY_EXAMPLES, replayCommand } from './replay';
 import { serveCommand, type ServeOptions } from './serve';
@@ -32,7 +33,7 @@ async function workerCommand(settings: TemporalSettings): Promise<number> {
   return EXIT.ok;
 }
 
-function program(settings: () => TemporalSettings, done: (code: number) => void): Command {
+export function program(settings: () => TemporalSettings, done: (code: number) => void): Command {
   const cmd = new Command('tiller')
     .description('Run LLM agent turns durably on Temporal; watch them, and approve or deny their tool calls.')
     .version(packageVersion())
@@ -201,6 +202,10 @@ function program(settings: () => TemporalSettings, done: (code: number) => void)
     .description("register Tiller's search attributes on the namespace")
     .action(async () => done(await setupCommand(settings())));
 
+  for (const sub of cmd.commands) {
+    const text = examplesText(sub.name());
+    if (text) sub.addHelpText('after', text);
+  }
   return cmd;
 }
 

@@ -171,6 +171,45 @@ test('run without a TTY prints how to decide and leaves the turn waiting; pendin
   expect(fs.existsSync(notes())).toBe(false);
 });
 
+test('run shows tokens so far, colours only when asked for, and ends quietly when its reader stops', async () => {
+  fs.writeFileSync(notes(), 'notes for the terminal test\n');
+  const plainId = `cli-t-${randomUUID().slice(0, 8)}`;
+  const colourId = `cli-t-${randomUUID().slice(0, 8)}`;
+  const pipedId = `cli-t-${randomUUID().slice(0, 8)}`;
+  toTerminate.push(plainId, colourId, pipedId);
+
+  // Not a TTY: no escape codes, and every model call line carries the running token total.
+  const plain = await cli(['run', 'assistant', INPUT, '--turn-id', plainId]);
+  expect(plain).toMatchObject({ code: 0, stderr: '' });
+  expect(plain.stdout).not.toContain('\u001b[');
+  expect(plain.stdout).toMatch(/· Σ 70 tokens/);
+
+  const coloured = await cli(['run', 'assistant', INPUT, '--turn-id', colourId], { FORCE_COLOR: '1' });
+  expect(coloured.code).toBe(0);
+  expect(coloured.stdout).toMatch(/\u001b\[\d+m⚙ read_file/);
+
+  // --json is for scripts: one JSON object per line, never colour.
+  const json = await cli(['run', 'assistant', INPUT, '--turn-id', `${plainId}-json`, '--json'], { FORCE_COLOR: '1' });
+  toTerminate.push(`${plainId}-json`);
+  expect(json.code).toBe(0);
+  expect(json.stdout).not.toContain('\u001b[');
+  for (const l of json.stdout.trim().split('\n')) expect(() => JSON.parse(l) as unknown).not.toThrow();
+
+  // `| head -1`: the reader closes the pipe; the CLI exits 0 without an EPIPE stack trace.
+  const bin = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'bin/tiller.js'))}`;
+  const piped = await exec(
+    'bash',
+    [
+      '-c',
+      `${bin} run assistant ${JSON.stringify(INPUT)} --turn-id ${pipedId} | head -1; echo "status \${PIPESTATUS[0]}"`,
+    ],
+    cliEnv(),
+  );
+  expect(piped.stderr).not.toMatch(/EPIPE|Error/);
+  expect(piped.stdout.trim().split('\n')).toHaveLength(2);
+  expect(piped.stdout).toMatch(/status 0\s*$/);
+});
+
 test('the stock temporal CLI alone starts a turn, reads its state and denies with a reason the model sees', async () => {
   fs.writeFileSync(notes(), 'notes for test b\n');
   const turnId = `cli-b-${randomUUID().slice(0, 8)}`;
