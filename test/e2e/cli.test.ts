@@ -18,6 +18,7 @@ const address = process.env.TILLER_TEST_TEMPORAL_ADDRESS!;
 const temporalCli = process.env.TILLER_TEST_TEMPORAL_CLI!;
 const taskQueue = `cli-${randomUUID()}`;
 const INPUT = 'Read notes.txt, then delete it.';
+const ESC = String.fromCharCode(27);
 
 let model: ScriptedModel;
 let connection: Connection;
@@ -186,7 +187,7 @@ test('run shows tokens so far, colours only when asked for, and ends quietly whe
 
   const coloured = await cli(['run', 'assistant', INPUT, '--turn-id', colourId], { FORCE_COLOR: '1' });
   expect(coloured.code).toBe(0);
-  expect(coloured.stdout).toMatch(/\u001b\[\d+m⚙ read_file/);
+  expect(coloured.stdout).toMatch(new RegExp(`${ESC}\\[\\d+m⚙ read_file`));
 
   // --json is for scripts: one JSON object per line, never colour.
   const json = await cli(['run', 'assistant', INPUT, '--turn-id', `${plainId}-json`, '--json'], { FORCE_COLOR: '1' });
