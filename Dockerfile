@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
-# The Tiller worker image (docker-compose.yml builds it): Node 20, the compiled CLI and library,
-# a prebuilt workflow bundle, production dependencies only, running as the unprivileged `node` user.
+# The Tiller image (docker-compose.yml builds it for the worker and the gateway): Node 20, the compiled
+# CLI and library, prebuilt workflow bundles (plain, and traced for OTEL_TRACES_EXPORTER), production
+# dependencies only, running as the unprivileged `node` user.
 #
-#   docker build -t tiller-worker .
-#   docker run --rm -e TEMPORAL_ADDRESS=host.docker.internal:7233 tiller-worker
+#   docker build -t tiller .
+#   docker run --rm -e TEMPORAL_ADDRESS=host.docker.internal:7233 tiller                  # the worker
+#   docker run --rm -p 8787:8787 -e TILLER_GATEWAY_TOKENS=... tiller node bin/tiller.js serve --host 0.0.0.0
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -12,9 +14,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src
-# Compile, bundle the workflows once (the worker then starts without webpack), drop dev dependencies.
+# Compile, bundle the workflows once (the worker then starts without webpack) with the traced twin
+# (dist/workflow-bundle.traced.js, chosen by `tiller worker` when tracing is on), drop dev dependencies.
 RUN npm run build \
-  && node -e "require('@temporalio/worker').bundleWorkflowCode({ workflowsPath: require.resolve('./dist/src/workflows') }).then((b) => require('node:fs').writeFileSync('dist/workflow-bundle.js', b.code))" \
+  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js --traced \
   && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-slim
@@ -27,7 +30,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/dist/src ./dist/src
-COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
+COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle.traced.js ./dist/
 # A new named volume takes this folder's owner, so the worker can write its workspace.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node

@@ -4,7 +4,7 @@
  * and offline demos in `tiller/testing`.
  */
 export { createWorker, defaultTools, workflowsPath, type CreateWorkerOptions } from './worker';
-export { defineAgent, type AgentDefinition } from './agents/define';
+export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
 export type { TillerHooks, AgentStartContext, ToolEndContext } from './agents/hooks';
 export { assistant } from './agents/assistant';
 export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';
@@ -17,6 +17,20 @@ export { classifyModelError, openAIFromEnv } from './activities/model';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
 export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
 export { ensureSearchAttributes } from './setup';
+export {
+  replayTurns,
+  isNondeterminism,
+  type ReplayTurnsOptions,
+  type ReplayOutcome,
+  type ReplayVerdict,
+} from './replay';
+export {
+  createTracing,
+  tracingFromEnv,
+  tracingWorkerOptions,
+  WORKFLOW_TRACING_MODULE,
+  type Tracing,
+} from './observability/tracing';
 export { foldEvent, createTurnState, emit, eventsSince } from './core/state';
 export { argsDigest, canonicalJson } from './core/digest';
 export * from './core/schemas';

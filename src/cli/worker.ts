@@ -2,6 +2,7 @@
  * Starting a worker from the command line (`tiller worker`, and in-process in `tiller dev`):
  * connection, search attributes, model selection, optional prebuilt bundle, clean shutdown.
  */
+import fs from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { openAIFromEnv } from '../activities/model';
@@ -9,6 +10,7 @@ import { defaultModel, type TemporalSettings } from '../config';
 import { ensureSearchAttributes } from '../setup';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
 import { workspaceRoot } from '../tools/files';
+import { tracingFromEnv, type Tracing } from '../observability/tracing';
 import { createWorker } from '../worker';
 import { unreachable } from './errors';
 import { connectOperator } from './temporal';
@@ -22,6 +24,28 @@ export interface RunningWorker {
 }
 
 type Log = (line: string) => void;
+
+/** Where a prebuilt bundle's traced twin lives: `workflow-bundle.js` → `workflow-bundle.traced.js`. */
+export function tracedBundlePath(bundlePath: string): string {
+  return bundlePath.replace(/(\.js)?$/, '.traced.js');
+}
+
+/**
+ * The prebuilt workflow bundle to run, if any. Tracing needs the OpenTelemetry workflow interceptors
+ * inside the bundle (WORKFLOW_TRACING_MODULE): with tracing on, the traced twin that
+ * `scripts/build-workflow-bundle.ts --traced` writes next to the plain one, or else none (bundle at start).
+ */
+export function chooseBundle(
+  bundlePath: string | undefined,
+  traced: boolean,
+  exists: (file: string) => boolean = fs.existsSync,
+): { codePath?: string; note?: string } {
+  if (!bundlePath) return {};
+  if (!traced) return { codePath: bundlePath };
+  const twin = tracedBundlePath(bundlePath);
+  if (exists(twin)) return { codePath: twin };
+  return { note: `tracing is on but ${twin} does not exist: bundling workflows with the tracing interceptors …` };
+}
 
 let runtimeInstalled = false;
 /**
@@ -87,19 +111,24 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
     throw unreachable(settings.address, err);
   }
   let scripted: ScriptedModel | undefined;
+  let tracing: Tracing | undefined;
   try {
+    tracing = tracingFromEnv();
     const searchAttributes = await searchAttributesReady(settings, log);
     const model = await pickModel(log);
     scripted = model.scripted;
-    const bundlePath = process.env.TILLER_WORKFLOW_BUNDLE;
-    if (!bundlePath) log('bundling workflows …');
+    const bundle = chooseBundle(process.env.TILLER_WORKFLOW_BUNDLE, !!tracing);
+    if (bundle.note) log(bundle.note);
+    else if (!bundle.codePath) log('bundling workflows …');
+    if (tracing) log(`tracing: OpenTelemetry, exporter ${process.env.OTEL_TRACES_EXPORTER}`);
     const worker = await createWorker({
       connection,
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       openai: model.openai,
       searchAttributes,
-      ...(bundlePath && { workflowBundle: { codePath: bundlePath } }),
+      tracing: tracing ?? false,
+      ...(bundle.codePath && { workflowBundle: { codePath: bundle.codePath } }),
     });
     const done = worker.run();
     log(`worker polling task queue ${settings.taskQueue} on ${settings.address} namespace ${settings.namespace}`);
@@ -108,6 +137,7 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
     const cleanup = async () => {
       await connection.close().catch(() => undefined);
       await scripted?.close();
+      await tracing?.shutdown().catch(() => undefined); // flushes the last spans
     };
     // Close the connection and model whichever way the worker ends.
     const settled = done.then(cleanup, async (err) => {
@@ -123,6 +153,7 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
   } catch (err) {
     await connection.close().catch(() => undefined);
     await scripted?.close();
+    await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
 }

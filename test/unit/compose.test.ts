@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { tracedBundlePath } from '../../src/cli/worker';
 import { SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -16,8 +17,10 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
  * Every environment variable Tiller reads, by where it is read — src/config.ts (with
  * @temporalio/envconfig: the TEMPORAL_* connection variables), the README's configuration table,
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
- * src/activities/model.ts (OPENAI_*) and src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS). Keep it in
- * step with the README when a variable is added: the worker's env must be a subset of it.
+ * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
+ * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
+ * (TILLER_METRICS_ADDRESS) and src/gateway/env.ts (TILLER_GATEWAY_*). Keep it in step with the README
+ * when a variable is added: the worker's and the gateway's env must be subsets of it.
  */
 const PROJECT_ENV = new Set([
   'TEMPORAL_ADDRESS',
@@ -42,6 +45,24 @@ const PROJECT_ENV = new Set([
   'TILLER_WORKFLOW_BUNDLE',
   'TILLER_LOG_LEVEL',
   'TILLER_ENCRYPTION_KEYS',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+  'TILLER_METRICS_ADDRESS',
+  ...[
+    'TOKENS',
+    'JWT_SECRET',
+    'JWT_PUBLIC_KEY',
+    'JWT_ALG',
+    'JWT_ISSUER',
+    'JWT_AUDIENCE',
+    'JWT_SCOPES',
+    'WEBHOOK_SECRET',
+    'RATE_LIMIT',
+    'BODY_LIMIT',
+    'TRUST_PROXY',
+    'UI_ORIGIN',
+  ].map((v) => `TILLER_GATEWAY_${v}`),
 ]);
 
 interface Service {
@@ -54,6 +75,7 @@ interface Service {
   healthcheck?: { test: string | string[]; interval?: string; retries?: number };
   depends_on?: Record<string, { condition: string }> | string[];
   restart?: string;
+  profiles?: string[];
   volumes?: string[];
   configs?: { source: string; target: string }[];
 }
@@ -83,8 +105,12 @@ const version = (JSON.parse(read('package.json')) as { version: string }).versio
 
 test('the services are all there', () => {
   expect(Object.keys(services).sort()).toEqual(
-    ['postgresql', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
+    ['postgresql', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'gateway'].sort(),
   );
+  // The gateway refuses to start without an identity, so it runs only when asked for.
+  expect(service('gateway').profiles).toEqual(['gateway']);
+  for (const name of Object.keys(services).filter((n) => n !== 'gateway'))
+    expect(service(name).profiles).toBeUndefined();
 });
 
 test('every image is pinned to a version, never latest', () => {
@@ -105,21 +131,31 @@ test('every image is pinned to a version, never latest', () => {
   for (const job of ['temporal-schema', 'temporal-setup']) {
     expect(service(job).image).toBe(`temporalio/admin-tools:${serverTag}`);
   }
-  expect(service('worker').build).toBe('.');
-  expect(service('worker').image).toBe(`tiller-worker:${version}`);
+  for (const name of ['worker', 'gateway']) {
+    expect(service(name).build).toBe('.');
+    expect(service(name).image).toBe(`tiller:${version}`);
+  }
 });
 
-test('ports: Temporal gRPC on 7233 and the UI on 8080; the database stays internal', () => {
+test('ports: Temporal gRPC on 7233, the UI on 8080, the gateway on 8787, metrics on 9464; the database stays internal', () => {
   expect(service('temporal').ports).toEqual(['7233:7233']);
   expect(service('temporal-ui').ports).toEqual(['8080:8080']);
+  expect(service('gateway').ports).toEqual(['8787:8787']);
+  expect(service('gateway').command).toEqual(['node', 'bin/tiller.js', 'serve', '--host', '0.0.0.0', '--port', '8787']);
+  expect(service('worker').ports).toEqual(['${TILLER_METRICS_PORT:-9464}:9464']);
+  expect(env('worker').TILLER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
   expect(service('postgresql').ports).toBeUndefined();
   expect(env('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
 });
 
-test('healthchecks: pg_isready for PostgreSQL, the frontend port for Temporal', () => {
+test('healthchecks: pg_isready for PostgreSQL, the frontend port for Temporal, /healthz for the gateway', () => {
   expect(JSON.stringify(service('postgresql').healthcheck!.test)).toContain('pg_isready');
   expect(service('temporal').healthcheck!.test).toEqual(['CMD', 'nc', '-z', 'localhost', '7233']);
-  for (const name of ['postgresql', 'temporal']) expect(service(name).healthcheck!.retries).toBeGreaterThan(10);
+  const gateway = service('gateway').healthcheck!.test as string[];
+  expect(gateway.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+  expect(gateway[3]).toContain("fetch('http://127.0.0.1:8787/healthz')");
+  for (const name of ['postgresql', 'temporal', 'gateway'])
+    expect(service(name).healthcheck!.retries).toBeGreaterThan(10);
 });
 
 test('startup order: every dependency waits on health or on a finished one-shot job', () => {
@@ -142,6 +178,7 @@ test('startup order: every dependency waits on health or on a finished one-shot 
     'temporal-setup': { temporal: 'service_healthy' },
     'temporal-ui': { temporal: 'service_healthy' },
     worker: { temporal: 'service_healthy', 'temporal-setup': 'service_completed_successfully' },
+    gateway: { temporal: 'service_healthy', 'temporal-setup': 'service_completed_successfully' },
   });
 });
 
@@ -162,6 +199,35 @@ test('the worker gets exactly env the project reads, pointed at the compose serv
   }
   expect(service('worker').volumes).toContain('workspace:/workspace');
   expect(compose.volumes).toHaveProperty('workspace');
+  for (const name of ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME']) {
+    expect(workerEnv[name]).toBeNull();
+  }
+});
+
+test('the gateway gets env the project reads: the compose server, identities and keys passed through', () => {
+  const gatewayEnv = env('gateway');
+  const names = Object.keys(gatewayEnv);
+  expect(names.filter((n) => !PROJECT_ENV.has(n))).toEqual([]);
+  expect(gatewayEnv).toMatchObject({
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    TEMPORAL_NAMESPACE: '${TEMPORAL_NAMESPACE:-default}',
+    TILLER_TASK_QUEUE: '${TILLER_TASK_QUEUE:-tiller}',
+    TILLER_GATEWAY_UI_ORIGIN: '${TILLER_GATEWAY_UI_ORIGIN:-http://localhost:8080}',
+  });
+  // Same namespace and task queue as the worker, or the gateway would start turns nobody runs.
+  expect(gatewayEnv.TILLER_TASK_QUEUE).toBe(env('worker').TILLER_TASK_QUEUE);
+  expect(gatewayEnv.TEMPORAL_NAMESPACE).toBe(env('worker').TEMPORAL_NAMESPACE);
+  for (const name of [
+    'TILLER_GATEWAY_TOKENS',
+    'TILLER_GATEWAY_JWT_SECRET',
+    'TILLER_GATEWAY_JWT_PUBLIC_KEY',
+    'TILLER_GATEWAY_WEBHOOK_SECRET',
+    'TILLER_ENCRYPTION_KEYS',
+  ]) {
+    expect(gatewayEnv[name]).toBeNull();
+  }
+  // No model key in the gateway: it never calls the model.
+  expect(names).not.toContain('OPENAI_API_KEY');
 });
 
 test('the setup job registers exactly the search attributes of src/workflows/search-attributes.ts', () => {
@@ -220,8 +286,15 @@ describe('Dockerfile', () => {
     expect(runs).toContain('npm ci');
     expect(runs).toContain('npm run build');
     expect(runs).toContain('npm prune --omit=dev');
-    expect(runs).toContain('bundleWorkflowCode');
-    expect(of('ENV').join(' ')).toContain('TILLER_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js');
+    const bundle = '/app/dist/workflow-bundle.js';
+    expect(runs).toContain(`build-workflow-bundle.ts ${bundle.replace('/app/', '')} --traced`);
+    expect(of('ENV').join(' ')).toContain(`TILLER_WORKFLOW_BUNDLE=${bundle}`);
+    // Both bundles reach the final image, the traced one where `tiller worker` looks for it.
+    const copies = of('COPY')
+      .filter((l) => l.includes('--from=build'))
+      .join('\n');
+    expect(copies).toContain(bundle);
+    expect(copies).toContain(tracedBundlePath(bundle));
     expect(of('USER').at(-1)).toBe('USER node');
   });
 
