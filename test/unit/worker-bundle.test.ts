@@ -1,7 +1,10 @@
 /** Which prebuilt workflow bundle `tiller worker` runs, with tracing on and off. */
 import { chooseBundle, tracedBundlePath } from '../../src/cli/worker';
 
-const only = (...files: string[]) => (f: string) => files.includes(f);
+const only =
+  (...files: string[]) =>
+  (f: string) =>
+    files.includes(f);
 
 test('the traced twin sits next to the plain bundle', () => {
   expect(tracedBundlePath('/app/dist/workflow-bundle.js')).toBe('/app/dist/workflow-bundle.traced.js');
