@@ -625,8 +625,13 @@ function notes(r: BenchResults): string[] {
         : `- **History**: every \`callModel\` activity records the whole conversation as its input, so the model inputs make up ${share} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step grow with the step index (${h.growth}). Replay and evicted queries pay for it too: they re-encode every recorded input.`,
     );
   }
+  const pausedMax = Math.max(0, ...r.passes.flatMap((p) => p.paused?.result?.map((x) => x.turns) ?? []));
+  if (pausedMax < 10_000) {
+    out.push(
+      `- **Not measured**: the issue’s 10,000 paused turns (this run paused ${pausedMax}; run with \`--paused 10000\`).`,
+    );
+  }
   out.push(
-    '- **Not measured**: the issue’s 10,000 paused turns unless the command above says `--paused 10000`.',
     '- **Peer set-up**: `@temporalio/openai-agents` 1.23.0 with `@openai/agents-core` 0.11.6 (webpack 5.113) fails',
     '  to load its workflow bundle (`Automatic publicPath is not supported in this browser`: agents-core’s dynamic',
     '  `import()` becomes a webpack chunk); `bench/peer/run.ts` bundles with `dynamicImportMode: "eager"` to run it.',
