@@ -5,10 +5,18 @@ import type { TemporalSettings } from '../config';
 import type { Decision, TurnState } from '../core/schemas';
 import { ensureSearchAttributes } from '../setup';
 import { TillerAgent } from '../workflows/search-attributes';
-import { CliError, EXIT, noWorkerMessage } from './errors';
+import { CliError, EXIT } from './errors';
 import { followTurn } from './follow';
 import { formatDecision, formatPending, formatState, stateFromResult } from './format';
-import { connectOperator, connectTiller, describeTurn, hasWorker, isRunning, requireWorker } from './temporal';
+import {
+  connectOperator,
+  connectTiller,
+  describeTurn,
+  hasWorker,
+  isRunning,
+  noWorkerError,
+  requireWorker,
+} from './temporal';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -78,7 +86,7 @@ async function readState(tiller: TillerClient, turnId: string): Promise<{ state:
   const description = await describeTurn(tiller, turnId);
   const taskQueue = description.taskQueue;
   if (!(await hasWorker(tiller, taskQueue))) {
-    if (isRunning(description)) throw new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
+    if (isRunning(description)) throw noWorkerError(description);
     const agent = description.typedSearchAttributes.get(TillerAgent) ?? '?';
     return { state: stateFromResult(turnId, agent, await tiller.result(turnId)), fromResult: true };
   }
@@ -102,7 +110,7 @@ export function decideCommand(settings: TemporalSettings, turnId: string, decisi
     if (!isRunning(description)) {
       throw new CliError(`rejected: turn ${turnId} has already ended (${description.status.name})`, EXIT.rejected);
     }
-    await requireWorker(tiller, description.taskQueue);
+    await requireWorker(tiller, description.taskQueue, 0, description);
     out(formatDecision(await tiller.decide(turnId, decision)));
     return EXIT.ok;
   });

@@ -11,6 +11,7 @@ import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, un
 import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
 import { Terminal, Withdrawn, type Choice } from './prompt';
 import { colourLine, useColour } from './colour';
+import { LiveTextPrinter } from './live-text';
 import { hasWorker } from './temporal';
 
 export interface FollowOptions {
@@ -63,6 +64,12 @@ export async function followTurn(o: FollowOptions): Promise<number> {
   const emit = (e: TurnEvent) =>
     o.json ? write(process.stdout, JSON.stringify(e)) : term ? term.print(line(e)) : write(process.stdout, line(e));
   const note = (line: string) => (term ? term.print(line) : write(o.json ? process.stderr : process.stdout, line));
+  // The model's text as it streams (not in --json: its stream is the turn's events only).
+  const text = new LiveTextPrinter();
+  const events = (afterSeq: number) =>
+    o.json
+      ? tiller.watch(turnId, { afterSeq, signal: stop.signal })
+      : tiller.watchLive(turnId, { afterSeq, signal: stop.signal });
   const instructions = (p: Pending) => {
     note(`turn ${turnId} waits for a decision on ${p.tool} (id ${p.id}). Decide from any client:`);
     for (const line of decideInstructions(turnId, p.id, o.settings)) note(line);
@@ -132,12 +139,26 @@ export async function followTurn(o: FollowOptions): Promise<number> {
 
   let lastSeq = 0;
   let failures = 0;
+  // Characters of the running model call shown live; whether the last call's text was (then the
+  // turn's output has been read already and is not printed again).
+  let streamed = 0;
+  let lastCallShown = false;
   try {
     for (;;) {
       try {
-        for await (const e of tiller.watch(turnId, { afterSeq: lastSeq, signal: stop.signal })) {
-          lastSeq = e.seq;
+        for await (const e of events(lastSeq)) {
           failures = 0;
+          if (e.type === 'delta' || e.type === 'discard') {
+            for (const l of text.feed(e)) note(l);
+            streamed += e.type === 'delta' ? e.text.length : -streamed;
+            continue;
+          }
+          lastSeq = e.seq;
+          if (e.type === 'MODEL_CALLED') {
+            for (const l of text.flush()) note(l);
+            lastCallShown = streamed > 0;
+            streamed = 0;
+          }
           if (e.type === 'APPROVAL_REQUESTED') {
             emit(e);
             handle(e);
@@ -191,7 +212,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     return EXIT.failed;
   }
   if (!o.json) {
-    if (result.output) note(`\n${result.output.trimEnd()}\n`);
+    if (result.output && !lastCallShown) note(`\n${result.output.trimEnd()}\n`);
     note(`usage: ${formatUsage(result.usage)} · ${result.toolCalls.length} tool call(s)`);
   }
   if (result.status === 'completed') return EXIT.ok;

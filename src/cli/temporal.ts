@@ -1,7 +1,7 @@
 /** Connecting to Temporal, and the cheap checks that turn a 30 s query timeout into a clear message. */
 import { Connection, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { TillerClient } from '../client';
-import { hasWorker as hasWorkerOn } from '../client/workers';
+import { hasWorker as hasWorkerOn, turnVisibility } from '../client/workers';
 import { connectClient, type TemporalSettings } from '../config';
 import { CliError, EXIT, noWorkerMessage, unreachable } from './errors';
 
@@ -35,12 +35,37 @@ export async function describeTurn(tiller: TillerClient, turnId: string): Promis
 export const hasWorker = (tiller: TillerClient, taskQueue: string): Promise<boolean> =>
   hasWorkerOn(tiller.temporal, taskQueue);
 
-/** Throws `no worker is polling task queue <q>` (exit 3) unless a worker polls `taskQueue`, waiting up to `graceMs`. */
-export async function requireWorker(tiller: TillerClient, taskQueue: string, graceMs = 0): Promise<void> {
+/** One line of what the server's visibility knows of a turn, for when no worker can answer its query. */
+export function visibilityLine(d: WorkflowExecutionDescription): string {
+  const v = turnVisibility(d);
+  return [
+    `visibility: workflow ${v.workflowStatus}`,
+    v.status ? `Tiller status ${v.status}` : 'no Tiller status yet (no worker has run it)',
+    ...(v.agent ? [`agent ${v.agent}`] : []),
+    ...(v.pendingTools.length ? [`waiting on ${v.pendingTools.join(', ')}`] : []),
+    `started ${v.startTime}`,
+  ].join(' · ');
+}
+
+/** `no worker is polling task queue <q>` and what visibility knows of the turn (exit 3). */
+export const noWorkerError = (d: WorkflowExecutionDescription) =>
+  new CliError(`${noWorkerMessage(d.taskQueue)}\n${visibilityLine(d)}`, EXIT.unavailable);
+
+/**
+ * Throws `no worker is polling task queue <q>` (exit 3, with what visibility knows of the turn when
+ * given) unless a worker polls `taskQueue`, waiting up to `graceMs`.
+ */
+export async function requireWorker(
+  tiller: TillerClient,
+  taskQueue: string,
+  graceMs = 0,
+  turn?: WorkflowExecutionDescription,
+): Promise<void> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     if (await hasWorker(tiller, taskQueue)) return;
-    if (Date.now() >= deadline) throw new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
+    if (Date.now() >= deadline)
+      throw turn ? noWorkerError(turn) : new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

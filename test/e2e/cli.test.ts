@@ -184,6 +184,8 @@ test('run shows tokens so far, colours only when asked for, and ends quietly whe
   expect(plain).toMatchObject({ code: 0, stderr: '' });
   expect(plain.stdout).not.toContain('\u001b[');
   expect(plain.stdout).toMatch(/· Σ 70 tokens/);
+  // The model's text, under a gutter, before its model call's line.
+  expect(plain.stdout).toMatch(/ {2}│ Let me read notes\.txt first\.\n▸ model call 1 /);
 
   const coloured = await cli(['run', 'assistant', INPUT, '--turn-id', colourId], { FORCE_COLOR: '1' });
   expect(coloured.code).toBe(0);
@@ -195,6 +197,7 @@ test('run shows tokens so far, colours only when asked for, and ends quietly whe
   expect(json.code).toBe(0);
   expect(json.stdout).not.toContain('\u001b[');
   for (const l of json.stdout.trim().split('\n')) expect(() => JSON.parse(l) as unknown).not.toThrow();
+  expect(json.stdout).not.toContain('│');
 
   // `| head -1`: the reader closes the pipe; the CLI exits 0 without an EPIPE stack trace.
   const bin = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'bin/tiller.js'))}`;
@@ -289,7 +292,7 @@ test('send starts a session on first use, follows its turn, and a second send wh
   expect(session.currentTurn.pendingApprovals[0].tool).toBe('delete_file');
 });
 
-test('expected failures are one clear line and a distinct exit code', async () => {
+test('expected failures are a clear message (no stack) and a distinct exit code', async () => {
   const missing = await cli(['state', 'no-such-turn']);
   expect(missing).toMatchObject({ code: 4, stdout: '' });
   expect(missing.stderr.trim()).toBe('no turn no-such-turn');
@@ -300,7 +303,17 @@ test('expected failures are one clear line and a distinct exit code', async () =
   toTerminate.push(turnId);
   const noWorker = await cli(['state', turnId]);
   expect(noWorker.code).toBe(3);
-  expect(noWorker.stderr.trim()).toBe(`no worker is polling task queue ${deserted}: start one with \`tiller worker\``);
+  const [said, seen, ...rest] = noWorker.stderr.trim().split('\n');
+  expect(said).toBe(`no worker is polling task queue ${deserted}: start one with \`tiller worker\``);
+  // What visibility knows, without a worker: the turn runs, nothing has run it yet.
+  expect(seen).toMatch(
+    /^visibility: workflow running · no Tiller status yet \(no worker has run it\) · started \d{4}-/,
+  );
+  expect(rest).toEqual([]);
+
+  const noWorkerApprove = await cli(['approve', turnId, 'call_1']);
+  expect(noWorkerApprove.code).toBe(3);
+  expect(noWorkerApprove.stderr.trim().split('\n')).toEqual([said, seen]);
 
   const noWorkerRun = await cli(['run', 'assistant', INPUT, '--turn-id', `${turnId}-run`], {
     TILLER_TASK_QUEUE: deserted,
@@ -312,7 +325,8 @@ test('expected failures are one clear line and a distinct exit code', async () =
   const unreachable = await cli(['state', turnId], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
   expect(unreachable.code).toBe(3);
   expect(unreachable.stderr).toMatch(/^cannot reach Temporal at 127\.0\.0\.1:1: /);
-  for (const r of [missing, noWorker, noWorkerRun, unreachable]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  for (const r of [missing, noWorker, noWorkerApprove, noWorkerRun, unreachable])
+    expect(r.stderr).not.toMatch(/\n\s+at /);
 });
 
 test('the worker shuts down cleanly on SIGTERM', async () => {
