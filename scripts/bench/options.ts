@@ -88,8 +88,8 @@ export const USAGE = `npm run bench -- [options]
   --peer-turns N          turns of --steps steps for each peer variant (default 1)
   --throughput-steps N    tool steps per concurrency level (default 1000; quick 60; at least 4 per turn)
   --concurrency 1,10,50   concurrent turns for throughput
-  --approvals N           approvals with the turn cached (default 100; quick 10)
-  --evicted-approvals N   approvals with a cache-less worker (default 20; quick 5)
+  --approvals N           approvals with the turn cached (default 100; quick 5)
+  --evicted-approvals N   approvals with a cache-less worker (default 20; quick 2)
   --query-steps N         tool steps in the history of the queried turn (default 200; quick 50)
   --queries N             cached queries (default 200; quick 30)
   --evicted-queries N     queries with a cache-less worker (default 10; quick 3)
@@ -115,8 +115,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     turns: quick ? 1 : 5,
     throughputSteps: quick ? 60 : 1000,
     concurrency: [1, 10, 50],
-    approvals: quick ? 10 : 100,
-    evictedApprovals: quick ? 5 : 20,
+    approvals: quick ? 5 : 100,
+    evictedApprovals: quick ? 2 : 20,
     peerTurns: 1,
     querySteps: quick ? 50 : 200,
     queries: quick ? 30 : 200,
