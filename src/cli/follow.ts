@@ -150,7 +150,8 @@ export async function followTurn(o: FollowOptions): Promise<number> {
           failures = 0;
           if (e.type === 'delta' || e.type === 'discard') {
             for (const l of text.feed(e)) note(l);
-            streamed += e.type === 'delta' ? e.text.length : -streamed;
+            if (e.type === 'delta') streamed += e.text.length;
+            else streamed = 0; // the retry streams from scratch
             continue;
           }
           lastSeq = e.seq;
