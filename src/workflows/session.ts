@@ -155,6 +155,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     const summary = { turnId, input: text, status: 'running' as const, startedAt: new Date().toISOString() };
     carry.turns.push(summary);
     let result: TurnResult;
+    // The grants this turn starts with: its result repeats them, but the session has the last word on
+    // those (one may be revoked before the session sees the turn end), so only new grants are merged.
+    const given = carry.trust.map((t) => t.tool);
     try {
       const child = await startChild<typeof agentTurn>(WORKFLOW_TYPE_TURN, {
         workflowId: turnId,
@@ -202,7 +205,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       totalTokens: carry.usage.totalTokens + result.usage.totalTokens,
       modelCalls: carry.usage.modelCalls + result.usage.modelCalls,
     };
-    for (const grant of result.trust.filter((t) => t.scope === 'session')) {
+    for (const grant of result.trust.filter((t) => t.scope === 'session' && !given.includes(t.tool))) {
       if (!carry.trust.some((t) => t.tool === grant.tool && t.scope === 'session')) carry.trust.push(grant);
     }
     if (result.status === 'completed') {
