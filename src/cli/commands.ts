@@ -110,7 +110,7 @@ export function decideCommand(settings: TemporalSettings, turnId: string, decisi
     if (!isRunning(description)) {
       throw new CliError(`rejected: turn ${turnId} has already ended (${description.status.name})`, EXIT.rejected);
     }
-    await requireWorker(tiller, description.taskQueue, 0, description);
+    if (!(await hasWorker(tiller, description.taskQueue))) throw noWorkerError(description);
     out(formatDecision(await tiller.decide(turnId, decision)));
     return EXIT.ok;
   });

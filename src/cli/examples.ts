@@ -1,4 +1,4 @@
-/** `--help` examples for every command (replay keeps its own in replay.ts), checked by test/unit/cli-help.test.ts. */
+/** `--help` examples for every command, checked by test/unit/cli-help.test.ts. */
 export const EXAMPLES: Record<string, string[]> = {
   worker: [
     'tiller worker                                   # the demo agent, scripted model unless OPENAI_API_KEY is set',
@@ -26,6 +26,11 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   cancel: ['tiller cancel turn-1234', 'tiller cancel support-42     # a session and its running turn'],
   setup: ['TEMPORAL_ADDRESS=temporal:7233 tiller setup'],
+  replay: [
+    'tiller replay turn-1234 my-session          # these turns/sessions (latest run of each)',
+    `tiller replay --query 'TillerStatus="awaiting_approval"'   # every turn waiting for a human`,
+    'tiller replay --query \'ExecutionStatus="Running"\' --bundle new-workflows.js  # a build you are about to deploy',
+  ],
 };
 
 export function examplesText(command: string): string | undefined {

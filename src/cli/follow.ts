@@ -139,10 +139,6 @@ export async function followTurn(o: FollowOptions): Promise<number> {
 
   let lastSeq = 0;
   let failures = 0;
-  // Characters of the running model call shown live; whether the last call's text was (then the
-  // turn's output has been read already and is not printed again).
-  let streamed = 0;
-  let lastCallShown = false;
   try {
     for (;;) {
       try {
@@ -150,16 +146,10 @@ export async function followTurn(o: FollowOptions): Promise<number> {
           failures = 0;
           if (e.type === 'delta' || e.type === 'discard') {
             for (const l of text.feed(e)) note(l);
-            if (e.type === 'delta') streamed += e.text.length;
-            else streamed = 0; // the retry streams from scratch
             continue;
           }
           lastSeq = e.seq;
-          if (e.type === 'MODEL_CALLED') {
-            for (const l of text.flush()) note(l);
-            lastCallShown = streamed > 0;
-            streamed = 0;
-          }
+          if (e.type === 'MODEL_CALLED') for (const l of text.flush()) note(l);
           if (e.type === 'APPROVAL_REQUESTED') {
             emit(e);
             handle(e);
@@ -213,7 +203,8 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     return EXIT.failed;
   }
   if (!o.json) {
-    if (result.output && !lastCallShown) note(`\n${result.output.trimEnd()}\n`);
+    // Shown live already: the turn's output is the last model call's text.
+    if (result.output && !text.lastCallShown) note(`\n${result.output.trimEnd()}\n`);
     note(`usage: ${formatUsage(result.usage)} · ${result.toolCalls.length} tool call(s)`);
   }
   if (result.status === 'completed') return EXIT.ok;

@@ -12,6 +12,8 @@ const MAX_PENDING = 160;
 export class LiveTextPrinter {
   private pending = '';
   private shown = false;
+  /** Whether the call that ended last (see {@link flush}) had any of its text shown. */
+  lastCallShown = false;
 
   /** Lines to print for a live text event. */
   feed(e: LiveTextEvent): string[] {
@@ -40,6 +42,7 @@ export class LiveTextPrinter {
   /** The call ended: its last partial line, if any. */
   flush(): string[] {
     const rest = this.pending;
+    this.lastCallShown = this.shown || rest !== '';
     this.pending = '';
     this.shown = false;
     return rest.trim() ? [GUTTER + rest] : [];

@@ -8,7 +8,7 @@ import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand,
 import { codecServerCommand } from './codec';
 import { examplesText } from './examples';
 import { devCommand } from './dev';
-import { REPLAY_EXAMPLES, replayCommand } from './replay';
+import { REPLAY_EXIT_CODES, replayCommand } from './replay';
 import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
@@ -186,7 +186,6 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
       'replay against this workflow bundle (bundleWorkflowCode output) instead of the current code',
     )
     .option('--json', 'print the outcomes as JSON')
-    .addHelpText('after', REPLAY_EXAMPLES)
     .action(async (workflows: string[], o: { query?: string; bundle?: string; json?: boolean }) =>
       done(await replayCommand(settings(), workflows, o)),
     );
@@ -204,7 +203,7 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
 
   for (const sub of cmd.commands) {
     const text = examplesText(sub.name());
-    if (text) sub.addHelpText('after', text);
+    if (text) sub.addHelpText('after', sub.name() === 'replay' ? `${text}\n${REPLAY_EXIT_CODES}` : text);
   }
   return cmd;
 }

@@ -19,15 +19,9 @@ export interface ReplayCommandOptions {
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-export const REPLAY_EXAMPLES = [
-  '',
-  'Examples:',
-  '  tiller replay turn-1234 my-session          # these turns/sessions (latest run of each)',
-  `  tiller replay --query 'TillerStatus="awaiting_approval"'   # every turn waiting for a human`,
-  '  tiller replay --query \'ExecutionStatus="Running"\' --bundle new-workflows.js  # a build you are about to deploy',
-  '',
-  'Exit code 0 when every history replays, 1 when any does not (non-determinism, missing workflow, …).',
-].join('\n');
+/** Said after `tiller replay --help`'s examples (those are in ./examples.ts with every command's). */
+export const REPLAY_EXIT_CODES =
+  '\nExit code 0 when every history replays, 1 when any does not (non-determinism, missing workflow, …).';
 
 const LABELS: Record<ReplayOutcome['verdict'], string> = {
   ok: 'ok',

@@ -51,21 +51,12 @@ export function visibilityLine(d: WorkflowExecutionDescription): string {
 export const noWorkerError = (d: WorkflowExecutionDescription) =>
   new CliError(`${noWorkerMessage(d.taskQueue)}\n${visibilityLine(d)}`, EXIT.unavailable);
 
-/**
- * Throws `no worker is polling task queue <q>` (exit 3, with what visibility knows of the turn when
- * given) unless a worker polls `taskQueue`, waiting up to `graceMs`.
- */
-export async function requireWorker(
-  tiller: TillerClient,
-  taskQueue: string,
-  graceMs = 0,
-  turn?: WorkflowExecutionDescription,
-): Promise<void> {
+/** Throws `no worker is polling task queue <q>` (exit 3) unless a worker polls `taskQueue`, waiting up to `graceMs`. */
+export async function requireWorker(tiller: TillerClient, taskQueue: string, graceMs = 0): Promise<void> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     if (await hasWorker(tiller, taskQueue)) return;
-    if (Date.now() >= deadline)
-      throw turn ? noWorkerError(turn) : new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
+    if (Date.now() >= deadline) throw new CliError(noWorkerMessage(taskQueue), EXIT.unavailable);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
