@@ -84,7 +84,13 @@ test('a session continues as new several times and keeps conversation, trust and
     await h.tiller.deny(t5, 'r5', { reason: 'trust was revoked' });
     expect((await h.tiller.result(t5)).output).toBe('five');
 
-    const session = await h.tiller.sessionState(sessionId);
+    // The turn's result is visible to clients before the session has processed the turn's end.
+    const deadline = Date.now() + 10_000;
+    let session = await h.tiller.sessionState(sessionId);
+    while (session.currentTurn && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      session = await h.tiller.sessionState(sessionId);
+    }
     expect(session.status).toBe('idle');
     expect(session.runs).toBeGreaterThanOrEqual(2);
     expect(session.turns.map((t) => [t.turnId, t.status, t.output])).toEqual([
