@@ -5,6 +5,7 @@ import {
   demoScript,
   scriptByInstructions,
   startScriptedModel,
+  systemPrompt,
   type ScriptedModel,
   type ScriptedModelOptions,
 } from '../../src/testing/scripted-model';
@@ -282,6 +283,53 @@ describe('scripted model (real HTTP + real openai client)', () => {
     expect(seen).toBe(5);
     const next = await client.chat.completions.create({ model: 'm', messages: userMsg('x') });
     expect(next.choices[0]?.message.content).toBe('next');
+  });
+
+  it('types with chunkDelayMs, records content chunks, breaks a stream and reports a throwing script', async () => {
+    const { model, client } = await start({
+      chunkSize: 2,
+      script: [
+        { content: 'abcdef', chunkDelayMs: 30 },
+        { content: 'ghijkl', breakAfterChunks: 1 },
+      ],
+    });
+    const t0 = Date.now();
+    const typed = await collect(
+      await client.chat.completions.create({ model: 'm', messages: userMsg('x'), stream: true }),
+    );
+    expect(typed.content).toBe('abcdef');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(80);
+    expect(model.contentChunks.map((c) => c.text)).toEqual(['ab', 'cd', 'ef']);
+
+    const broken = client.chat.completions
+      .create({ model: 'm', messages: userMsg('x'), stream: true })
+      .then((s) => collect(s));
+    await expect(broken).rejects.toThrow();
+    expect(model.contentChunks.map((c) => c.text)).toEqual(['ab', 'cd', 'ef', 'gh']);
+
+    model.setScript(() => {
+      throw new Error('boom');
+    });
+    const err = await client.chat.completions.create({ model: 'm', messages: userMsg('x') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((err as Error).message).toContain('scripted model: script function threw: boom');
+  });
+
+  it('systemPrompt reads the first system message, as text or content parts', () => {
+    expect(
+      systemPrompt({
+        messages: [
+          { role: 'user', content: 'u' },
+          { role: 'system', content: 'sys' },
+        ],
+      }),
+    ).toBe('sys');
+    expect(systemPrompt({ messages: [null, { role: 'system', content: [{ type: 'text', text: 'a' }, 'b', 3] }] })).toBe(
+      'ab',
+    );
+    expect(systemPrompt({ messages: [{ role: 'user', content: 'u' }] })).toBeUndefined();
+    expect(systemPrompt({ messages: 'nope' })).toBeUndefined();
+    expect(systemPrompt(null)).toBeUndefined();
   });
 
   it('demoScript drives a read -> delete -> final conversation', async () => {
