@@ -7,12 +7,12 @@
 import type * as http from 'node:http';
 
 import type { RecordedRequest } from './api';
-import { completionBody, fullUsage, resolveToolCalls, type Answer } from './wire';
 import { errorBody, sendErrorStep, sendGarbage, sendJson } from './respond';
 import type { NormalStep, ScriptUsage } from './script';
 import type { ScriptCursor } from './script-cursor';
 import { streamAnswer } from './stream';
 import { sleep } from './timers';
+import { completionBody, fullUsage, resolveToolCalls, type Answer } from './wire';
 
 /** Everything one server keeps across requests. */
 export interface ServerState {

@@ -6,9 +6,9 @@
  */
 import type * as http from 'node:http';
 
-import { ChunkBuilder, type Answer } from './wire';
 import type { NormalStep } from './script';
 import { sleep, tick } from './timers';
+import { ChunkBuilder, type Answer } from './wire';
 
 export interface StreamSettings {
   /** Characters per content / tool-argument delta. */
