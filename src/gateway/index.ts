@@ -7,45 +7,14 @@
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { PayloadCodec } from '@temporalio/common';
-import type { TillerClient } from '../client';
 import { registerCodecRoutes } from '../codec/server';
 import { HttpError } from './errors';
-import { AuthError, bearer, can, IdentityVerifier, type IdentityConfig } from './identity';
+import { AuthError, bearer, can, IdentityVerifier } from './identity';
 import { openApiDocument } from './openapi';
+import type { GatewayOptions } from './options';
 import { registerRoutes } from './routes';
 import { Nudges } from './sse';
 import { WebhookVerifier } from './webhook';
-
-export interface GatewayOptions {
-  tiller: TillerClient;
-  /** Token identities (SHA-256 hashes) and/or a JWT key; or a ready verifier. */
-  identities: IdentityConfig | IdentityVerifier;
-  /** Enables POST /webhooks/decision with HMAC-SHA256 signatures under this secret. */
-  webhookSecret?: string;
-  /** Requests per window per client address (default 600 a minute); `false` turns it off. */
-  rateLimit?: { max: number; timeWindowMs: number } | false;
-  /** An origin allowed by CORS (e.g. a separate web app); same-origin needs none. */
-  uiOrigin?: string;
-  /** Largest accepted body in bytes (default 64 KiB). */
-  bodyLimit?: number;
-  /** Deadline of a `state` query / visibility list (default 10 s) and of a decision (default 30 s). */
-  queryTimeoutMs?: number;
-  decideTimeoutMs?: number;
-  /** SSE polling: fastest and slowest interval, heartbeat comment interval; open streams at most (default 200). */
-  stream?: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number; maxStreams?: number };
-  /** Trust X-Forwarded-For (behind a reverse proxy) for rate limiting. */
-  trustProxy?: boolean;
-  /**
-   * Serves POST /codec/encode and /codec/decode (the Temporal UI's codec server protocol) with this
-   * codec, to identities with the `codec` right; `tiller serve` passes the TILLER_ENCRYPTION_KEYS codec.
-   */
-  codec?: PayloadCodec;
-  /** Reported in the OpenAPI document. */
-  version?: string;
-  /** Called with unexpected (5xx) errors; default: one line on stderr. */
-  onError?: (err: unknown) => void;
-}
 
 export const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -169,3 +138,4 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
 export { hashToken, IdentityVerifier, SCOPES, type Identity, type IdentityConfig, type Scope } from './identity';
 export { signWebhook, WebhookVerifier } from './webhook';
 export { identitiesFromEnv, gatewayOptionsFromEnv } from './env';
+export type { GatewayOptions } from './options';
