@@ -68,6 +68,24 @@
     );
   }
 
+  /** The call's facts: agent, turn, call id, when requested, deadline, approvers. */
+  function facts(a) {
+    return el('dl', {}, [
+      el('dt', { text: 'agent' }),
+      el('dd', { text: a.agent }),
+      el('dt', { text: 'turn' }),
+      el('dd', {}, [el('code', { text: a.turnId })]),
+      el('dt', { text: 'call' }),
+      el('dd', {}, [el('code', { text: a.id })]),
+      el('dt', { text: 'requested' }),
+      el('dd', { text: new Date(a.requestedAt).toLocaleString() }),
+      el('dt', { text: 'deadline' }),
+      el('dd', { text: deadline(a), 'data-testid': 'deadline' }),
+      el('dt', { text: 'approvers' }),
+      el('dd', { text: a.approvers && a.approvers.length ? a.approvers.join(', ') : 'anyone' }),
+    ]);
+  }
+
   function card(a) {
     var note = el('p', { className: 'note', role: 'status' });
     var reason = el('input', {
@@ -111,26 +129,12 @@
     watchBtn.addEventListener('click', function () {
       watch(a.turnId);
     });
-    var facts = el('dl', {}, [
-      el('dt', { text: 'agent' }),
-      el('dd', { text: a.agent }),
-      el('dt', { text: 'turn' }),
-      el('dd', {}, [el('code', { text: a.turnId })]),
-      el('dt', { text: 'call' }),
-      el('dd', {}, [el('code', { text: a.id })]),
-      el('dt', { text: 'requested' }),
-      el('dd', { text: new Date(a.requestedAt).toLocaleString() }),
-      el('dt', { text: 'deadline' }),
-      el('dd', { text: deadline(a), 'data-testid': 'deadline' }),
-      el('dt', { text: 'approvers' }),
-      el('dd', { text: a.approvers && a.approvers.length ? a.approvers.join(', ') : 'anyone' }),
-    ]);
     return el(
       'article',
       { className: 'approval', 'data-testid': 'approval', 'data-turn': a.turnId, 'data-call': a.id },
       [
         el('h3', {}, [el('code', { text: a.tool })]),
-        facts,
+        facts(a),
         a.preview !== undefined ? el('div', { className: 'label', text: 'Preview' }) : null,
         a.preview !== undefined ? el('pre', { 'data-testid': 'preview', text: pretty(a.preview) }) : null,
         el('div', { className: 'label', text: 'Arguments, as the model sent them' }),
