@@ -4,6 +4,16 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+// The browser globals the web inbox uses (the `globals` package is not a dependency of this project).
+const browserGlobals = [
+  'AbortController',
+  'TextDecoder',
+  'document',
+  'fetch',
+  'sessionStorage',
+  'setInterval',
+  'setTimeout',
+];
 
 export default tseslint.config(
   {
@@ -57,6 +67,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
+    ignores: ['src/gateway/inbox/**'],
     languageOptions: {
       globals: {
         require: 'readonly',
@@ -67,5 +78,13 @@ export default tseslint.config(
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The web inbox's script runs in the browser as a classic script (served by src/gateway/inbox).
+    files: ['src/gateway/inbox/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(browserGlobals.map((name) => [name, 'readonly'])),
+    },
   },
 );

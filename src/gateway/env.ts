@@ -14,7 +14,7 @@
  * - `TILLER_GATEWAY_TRUST_PROXY` — `1` behind a reverse proxy
  */
 import { z } from 'zod';
-import type { GatewayOptions } from './index';
+import type { GatewayOptions } from './options';
 import { Scope, TokenIdentity, type IdentityConfig, type JwtConfig } from './identity';
 
 type Env = NodeJS.ProcessEnv;

@@ -19,7 +19,6 @@ import { z } from 'zod';
 export const SCOPES = ['read', 'start', 'decide', 'cancel', 'args', 'codec'] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
-export const ALL_SCOPES: readonly Scope[] = SCOPES;
 
 export interface Identity {
   /** The approver name the gateway records on decisions. */

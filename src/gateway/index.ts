@@ -6,46 +6,16 @@
  */
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { PayloadCodec } from '@temporalio/common';
-import type { TillerClient } from '../client';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { registerCodecRoutes } from '../codec/server';
+import { installAuthentication } from './auth';
 import { HttpError } from './errors';
-import { AuthError, bearer, can, IdentityVerifier, type IdentityConfig } from './identity';
+import { IdentityVerifier } from './identity';
 import { openApiDocument } from './openapi';
-import { registerRoutes } from './routes';
+import type { GatewayOptions } from './options';
+import { registerRoutes, type RouteDeps } from './routes';
 import { Nudges } from './sse';
 import { WebhookVerifier } from './webhook';
-
-export interface GatewayOptions {
-  tiller: TillerClient;
-  /** Token identities (SHA-256 hashes) and/or a JWT key; or a ready verifier. */
-  identities: IdentityConfig | IdentityVerifier;
-  /** Enables POST /webhooks/decision with HMAC-SHA256 signatures under this secret. */
-  webhookSecret?: string;
-  /** Requests per window per client address (default 600 a minute); `false` turns it off. */
-  rateLimit?: { max: number; timeWindowMs: number } | false;
-  /** An origin allowed by CORS (e.g. a separate web app); same-origin needs none. */
-  uiOrigin?: string;
-  /** Largest accepted body in bytes (default 64 KiB). */
-  bodyLimit?: number;
-  /** Deadline of a `state` query / visibility list (default 10 s) and of a decision (default 30 s). */
-  queryTimeoutMs?: number;
-  decideTimeoutMs?: number;
-  /** SSE polling: fastest and slowest interval, heartbeat comment interval; open streams at most (default 200). */
-  stream?: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number; maxStreams?: number };
-  /** Trust X-Forwarded-For (behind a reverse proxy) for rate limiting. */
-  trustProxy?: boolean;
-  /**
-   * Serves POST /codec/encode and /codec/decode (the Temporal UI's codec server protocol) with this
-   * codec, to identities with the `codec` right; `tiller serve` passes the TILLER_ENCRYPTION_KEYS codec.
-   */
-  codec?: PayloadCodec;
-  /** Reported in the OpenAPI document. */
-  version?: string;
-  /** Called with unexpected (5xx) errors; default: one line on stderr. */
-  onError?: (err: unknown) => void;
-}
 
 export const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -54,8 +24,6 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   const verifier =
     opts.identities instanceof IdentityVerifier ? opts.identities : new IdentityVerifier(opts.identities);
   const webhook = opts.webhookSecret !== undefined ? new WebhookVerifier(opts.webhookSecret) : undefined;
-  const onError =
-    opts.onError ?? ((err: unknown) => process.stderr.write(`gateway error: ${(err as Error)?.message ?? err}\n`));
   const app = Fastify({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger: false,
@@ -63,14 +31,42 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     // Long-lived SSE responses must not keep close() waiting.
     forceCloseConnections: true,
   });
+  installErrorHandler(app, opts.onError);
+  const limited = await registerLimits(app, opts);
 
+  // A JSON API: only JSON bodies (the webhook route parses its own raw bytes).
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (_req, reply) => {
+    void reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+  });
+  installAuthentication(app, verifier);
+  app.setNotFoundHandler(limited ? { preHandler: app.rateLimit() } : {}, async (req, reply) =>
+    reply.status(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` }),
+  );
+
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
+  const settled = registerRoutes(app, routeDeps(opts, webhook, closing.signal));
+  registerCodec(app, opts);
+  // Streams end on preClose; wait for what is still in flight so nothing outlives the gateway.
+  app.addHook('onClose', async () => settled());
+  return app;
+}
+
+/** Every error answers `{ "error": "..." }`; unexpected ones (5xx) go to `onError` and read "internal error". */
+function installErrorHandler(app: FastifyInstance, onError?: (err: unknown) => void): void {
+  const report =
+    onError ?? ((err: unknown) => process.stderr.write(`gateway error: ${(err as Error)?.message ?? err}\n`));
   app.setErrorHandler((err: { statusCode?: number; message?: string }, _req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (status >= 500 && !(err instanceof HttpError)) onError(err);
+    if (status >= 500 && !(err instanceof HttpError)) report(err);
     const details = err instanceof HttpError ? err.details : undefined;
     void reply.status(status).send({ error: status === 500 ? 'internal error' : (err.message ?? 'error'), ...details });
   });
+}
 
+/** The rate limit (unless turned off) and CORS; returns whether requests are rate limited. */
+async function registerLimits(app: FastifyInstance, opts: GatewayOptions): Promise<boolean> {
   const limit = opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : opts.rateLimit;
   if (limit) {
     await app.register(rateLimit, {
@@ -91,49 +87,12 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key', 'X-Namespace'],
     credentials: true,
   });
+  return !!limit;
+}
 
-  // A JSON API: only JSON bodies (the webhook route parses its own raw bytes).
-  app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (_req, reply) => {
-    void reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
-  });
-  // Authentication runs after the rate limit (route-level onRequest) and before the body is parsed.
-  app.addHook('preParsing', async (req, reply, payload) => {
-    await authenticate(req, reply);
-    return payload;
-  });
-  const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (req.method === 'OPTIONS') return;
-    const config = req.routeOptions.config;
-    if (config.public || !req.routeOptions.url) return; // unknown routes fall through to 404
-    const query = config.queryToken ? (req.query as { access_token?: unknown }).access_token : undefined;
-    const credential = bearer(req.headers.authorization, typeof query === 'string' ? query : undefined);
-    try {
-      req.identity = await verifier.verify(credential);
-    } catch (err) {
-      if (err instanceof AuthError) {
-        return reply
-          .status(err.statusCode)
-          .header('www-authenticate', 'Bearer realm="tiller"')
-          .send({ error: err.message });
-      }
-      throw err;
-    }
-    if (config.scope && !can(req.identity, config.scope)) {
-      return reply
-        .status(403)
-        .send({ error: `${req.identity.name} may not ${config.scope === 'read' ? 'read turns' : config.scope}` });
-    }
-  };
-
-  app.setNotFoundHandler(limit ? { preHandler: app.rateLimit() } : {}, async (req, reply) =>
-    reply.status(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` }),
-  );
-
-  const closing = new AbortController();
-  app.addHook('preClose', async () => closing.abort());
+function routeDeps(opts: GatewayOptions, webhook: WebhookVerifier | undefined, closing: AbortSignal): RouteDeps {
   let doc: Record<string, unknown> | undefined;
-  const settled = registerRoutes(app, {
+  return {
     tiller: opts.tiller,
     ...(webhook && { webhook }),
     nudges: new Nudges(),
@@ -151,21 +110,22 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
       ...(opts.stream?.heartbeatMs !== undefined && { heartbeatMs: opts.stream.heartbeatMs }),
     },
     maxStreams: opts.stream?.maxStreams ?? 200,
-    closing: closing.signal,
-  });
-  if (opts.codec) registerCodecRoutes(app, opts.codec, { config: { scope: 'codec' } });
-  else {
-    app.post('/codec/:op', { config: { scope: 'codec' } }, async (_req, reply) =>
-      reply
-        .status(404)
-        .send({ error: 'payload encryption is not configured on this gateway (TILLER_ENCRYPTION_KEYS)' }),
-    );
+    closing,
+  };
+}
+
+/** POST /codec/encode and /codec/decode with the gateway's codec; without one, a 404 that says so. */
+function registerCodec(app: FastifyInstance, opts: GatewayOptions): void {
+  if (opts.codec) {
+    registerCodecRoutes(app, opts.codec, { config: { scope: 'codec' } });
+    return;
   }
-  // Streams end on preClose; wait for what is still in flight so nothing outlives the gateway.
-  app.addHook('onClose', async () => settled());
-  return app;
+  app.post('/codec/:op', { config: { scope: 'codec' } }, async (_req, reply) =>
+    reply.status(404).send({ error: 'payload encryption is not configured on this gateway (TILLER_ENCRYPTION_KEYS)' }),
+  );
 }
 
 export { hashToken, IdentityVerifier, SCOPES, type Identity, type IdentityConfig, type Scope } from './identity';
 export { signWebhook, WebhookVerifier } from './webhook';
 export { identitiesFromEnv, gatewayOptionsFromEnv } from './env';
+export type { GatewayOptions } from './options';

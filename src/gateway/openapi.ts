@@ -66,8 +66,9 @@ function components(): Record<string, unknown> {
   );
 }
 
-export function openApiDocument(opts: { version: string; webhook: boolean; codec?: boolean }): Record<string, unknown> {
-  const paths: Record<string, unknown> = {
+/** Starting, reading, following, deciding and cancelling a turn. */
+function turnPaths(): Record<string, unknown> {
+  return {
     '/turns': {
       post: {
         summary: 'start a turn (or the next turn of a session)',
@@ -82,32 +83,7 @@ export function openApiDocument(opts: { version: string; webhook: boolean; codec
         responses: { '200': { description: 'state', ...json('TurnState') }, ...errors(401, 403, 404, 503, 504) },
       },
     },
-    '/turns/{id}/events': {
-      get: {
-        summary: "the turn's events live (Server-Sent Events, id = seq); resumable with Last-Event-ID",
-        parameters: [
-          turnId,
-          { name: 'types', in: 'query', schema: { type: 'string' }, description: 'e.g. TOOL_*,APPROVAL_*' },
-          { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'resume after this seq' },
-          { name: 'lastEventId', in: 'query', schema: { type: 'string' }, description: 'same, as a parameter' },
-          {
-            name: 'access_token',
-            in: 'query',
-            schema: { type: 'string' },
-            description: 'bearer token for EventSource clients (this route only)',
-          },
-        ],
-        responses: {
-          '200': {
-            description:
-              'text/event-stream: default events carry a TurnEvent (JSON); `gap`, `end` ({status}) and `error` events',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          },
-          '204': { description: 'the turn has ended and nothing follows the given Last-Event-ID' },
-          ...errors(400, 401, 403, 404),
-        },
-      },
-    },
+    '/turns/{id}/events': eventsPath(),
     '/turns/{id}/decisions': {
       post: {
         summary: 'decide a pending call (the `decide` update); the approver is the verified identity',
@@ -134,6 +110,42 @@ export function openApiDocument(opts: { version: string; webhook: boolean; codec
         responses: { '202': { description: 'requested', ...json('CancelResult') }, ...errors(401, 403, 404, 409) },
       },
     },
+  };
+}
+
+/** The SSE route. */
+function eventsPath(): Record<string, unknown> {
+  return {
+    get: {
+      summary: "the turn's events live (Server-Sent Events, id = seq); resumable with Last-Event-ID",
+      parameters: [
+        turnId,
+        { name: 'types', in: 'query', schema: { type: 'string' }, description: 'e.g. TOOL_*,APPROVAL_*' },
+        { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'resume after this seq' },
+        { name: 'lastEventId', in: 'query', schema: { type: 'string' }, description: 'same, as a parameter' },
+        {
+          name: 'access_token',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'bearer token for EventSource clients (this route only)',
+        },
+      ],
+      responses: {
+        '200': {
+          description:
+            'text/event-stream: default events carry a TurnEvent (JSON); `gap`, `end` ({status}) and `error` events',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        '204': { description: 'the turn has ended and nothing follows the given Last-Event-ID' },
+        ...errors(400, 401, 403, 404),
+      },
+    },
+  };
+}
+
+/** The inbox, the caller, the web page, this document, health. */
+function otherPaths(): Record<string, unknown> {
+  return {
     '/approvals': {
       get: {
         summary: 'the inbox: waiting calls of turns awaiting approval (visibility), with their details',
@@ -156,41 +168,49 @@ export function openApiDocument(opts: { version: string; webhook: boolean; codec
     },
     '/healthz': { get: { summary: 'liveness', security: [], responses: { '200': { description: 'ok' } } } },
   };
-  if (opts.codec) {
-    const payloads = {
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['payloads'],
-            properties: {
-              payloads: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    metadata: { type: 'object', additionalProperties: { type: 'string', description: 'base64' } },
-                    data: { type: 'string', description: 'base64' },
-                  },
+}
+
+/** POST /codec/encode and /codec/decode (the Temporal UI's codec server protocol). */
+function codecPaths(): Record<string, unknown> {
+  const payloads = {
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['payloads'],
+          properties: {
+            payloads: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  metadata: { type: 'object', additionalProperties: { type: 'string', description: 'base64' } },
+                  data: { type: 'string', description: 'base64' },
                 },
               },
             },
           },
         },
       },
+    },
+  };
+  const paths: Record<string, unknown> = {};
+  for (const op of ['encode', 'decode'] as const) {
+    paths[`/codec/${op}`] = {
+      post: {
+        summary: `${op} payloads with the gateway's AES-256-GCM keys (the Temporal UI's codec server protocol; right \`codec\`)`,
+        requestBody: { required: true, ...payloads },
+        responses: { '200': { description: `the ${op}d payloads`, ...payloads }, ...errors(400, 401, 403, 413) },
+      },
     };
-    for (const op of ['encode', 'decode'] as const) {
-      paths[`/codec/${op}`] = {
-        post: {
-          summary: `${op} payloads with the gateway's AES-256-GCM keys (the Temporal UI's codec server protocol; right \`codec\`)`,
-          requestBody: { required: true, ...payloads },
-          responses: { '200': { description: `the ${op}d payloads`, ...payloads }, ...errors(400, 401, 403, 413) },
-        },
-      };
-    }
   }
-  if (opts.webhook) {
-    paths['/webhooks/decision'] = {
+  return paths;
+}
+
+/** The signed chat-ops webhook. */
+function webhookPaths(): Record<string, unknown> {
+  return {
+    '/webhooks/decision': {
       post: {
         summary: 'a decision from a chat button: HMAC-SHA256 signed, 5-minute window, replays rejected',
         security: [],
@@ -216,8 +236,17 @@ export function openApiDocument(opts: { version: string; webhook: boolean; codec
           ...errors(400, 401, 403, 404, 409, 413, 422),
         },
       },
-    };
-  }
+    },
+  };
+}
+
+export function openApiDocument(opts: { version: string; webhook: boolean; codec?: boolean }): Record<string, unknown> {
+  const paths: Record<string, unknown> = {
+    ...turnPaths(),
+    ...otherPaths(),
+    ...(opts.codec && codecPaths()),
+    ...(opts.webhook && webhookPaths()),
+  };
   return {
     openapi: '3.1.0',
     info: {

@@ -95,7 +95,10 @@ export const EventsQuery = z.object({
   access_token: z.string().max(8_192).optional().describe('the bearer token, for EventSource (no headers)'),
 });
 
-/** The `state` query's answer (DESIGN.md §3), documented loosely: the wire contract is the source. */
+/**
+ * The `state` query's answer (docs/architecture.md, "The wire contract"), documented loosely: the wire
+ * contract is the source.
+ */
 export const TurnStateDoc = z.looseObject({
   version: z.number(),
   status: TurnStatus,

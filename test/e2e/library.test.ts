@@ -104,6 +104,7 @@ test('npm pack produces a package with compiled, typed exports and no sources or
     [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(stage, 'dist')],
     ROOT,
   );
+  await run(process.execPath, [path.join(ROOT, 'scripts', 'copy-assets.js'), path.join(stage, 'dist')], ROOT);
   const packed = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], stage);
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   tarball = path.join(tmp, info!.filename);
@@ -113,6 +114,10 @@ test('npm pack produces a package with compiled, typed exports and no sources or
   expect(manifest.main).toBe('dist/src/index.js');
   expect(files).toEqual(
     expect.arrayContaining([manifest.main, manifest.types, 'dist/src/workflows/index.js', 'bin/tiller.js']),
+  );
+  // The web inbox's page, style and script, which `tiller serve` reads beside its compiled module.
+  expect(files).toEqual(
+    expect.arrayContaining(['inbox.html', 'inbox.css', 'inbox.js'].map((f) => `dist/src/gateway/inbox/${f}`)),
   );
   expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.test.js'))).toEqual([]);
 });

@@ -1,0 +1,36 @@
+/** POST /turns/:id/decisions: decide a pending call; the approver is the verified identity, never the body. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { describeApprovers, mayDecide } from '../../core/approvers';
+import { identityOf } from '../auth';
+import { HttpError } from '../errors';
+import type { Identity } from '../identity';
+import { DecisionBody, TurnIdParam } from '../schemas';
+import { parse } from './shared';
+import type { TurnCalls } from './turn-calls';
+
+export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): void {
+  app.post('/turns/:id/decisions', { config: { scope: 'decide' } }, async (req) => {
+    const identity = identityOf(req);
+    const { id: turnId } = parse(TurnIdParam, req.params, 400);
+    // `approver` and `approverGroups` in the body are accepted and ignored: the identity decides.
+    const { approver: _ignored, approverGroups: _ignoredGroups, ...body } = parse(DecisionBody, req.body);
+    // Refuse an approver outside the gate here, so that nothing is written to the turn; the workflow
+    // enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
+    const state = await calls.readStateChecked(turnId).catch((err: unknown) => calls.closedOrMissing(turnId, err));
+    const waiting = state.pendingApprovals.find((p) => p.id === body.id);
+    if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
+      throw new HttpError(
+        403,
+        `${identity.name} may not decide ${waiting.tool}; allowed: ${describeApprovers(waiting.approvers ?? [])}`,
+      );
+    }
+    const updateId = updateIdOf(req, identity);
+    return calls.decide(turnId, { ...body, approver: identity.name, approverGroups: identity.groups }, updateId);
+  });
+}
+
+/** The update id from an `Idempotency-Key`: retries with the same key are the same update. */
+function updateIdOf(req: FastifyRequest, identity: Identity): string | undefined {
+  const key = req.headers['idempotency-key'];
+  return typeof key === 'string' && /^[\w.:-]{1,200}$/.test(key) ? `gateway:${identity.name}:${key}` : undefined;
+}

@@ -1,0 +1,28 @@
+/** What every route module gets: the gateway's dependencies, and zod validation of a request part. */
+import type { z } from 'zod';
+import type { TillerClient } from '../../client';
+import { formatZodError } from '../../core/schemas';
+import { HttpError } from '../errors';
+import type { Nudges } from '../sse';
+import type { WebhookVerifier } from '../webhook';
+
+export interface RouteDeps {
+  tiller: TillerClient;
+  webhook?: WebhookVerifier;
+  nudges: Nudges;
+  openapi: () => Record<string, unknown>;
+  queryTimeoutMs: number;
+  decideTimeoutMs: number;
+  stream: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number };
+  /** Open SSE streams at most, over all clients. */
+  maxStreams: number;
+  /** Aborted when the gateway closes: ends every open stream. */
+  closing: AbortSignal;
+}
+
+/** The value if it matches the schema; else an HttpError (422 by default: a body) with zod's message. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, status = 422): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new HttpError(status, formatZodError(parsed.error));
+  return parsed.data;
+}
