@@ -17,7 +17,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TillerClient } from '../../src/client';
-import type { TurnState } from '../../src/core/schemas';
+import type { TurnState } from '../../src/core/state';
 import { freePort, startDevServer, type DevServer } from '../../src/testing/dev-server';
 import {
   startScriptedModel,
