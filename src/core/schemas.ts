@@ -1,5 +1,5 @@
 /**
- * The public wire contract (DESIGN.md §3) as zod schemas. Everything here is plain JSON so the
+ * The public wire contract (docs/architecture.md, "The wire contract") as zod schemas. Everything here is plain JSON so the
  * `temporal` CLI, the Temporal UI and other SDKs can read and write it with the default converter.
  * Pure: imported by workflow code, activities, the client and the CLI alike.
  */
