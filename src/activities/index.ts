@@ -1,8 +1,10 @@
 /**
  * All of Tiller's activities, built from their dependencies (no module-level state), so a test or a
- * custom worker injects its own model client, tools and hooks.
+ * custom worker injects its own model client, tools and hooks. They implement the contract's
+ * `TillerActivities` (src/contract/activities.ts), which is what the workflows call.
  */
 import type OpenAI from 'openai';
+import type { TillerActivities } from '../contract';
 import type { AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import type { McpPool } from '../mcp/pool';
@@ -23,7 +25,7 @@ export interface ActivityDeps {
   mcp?: McpPool;
 }
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps): TillerActivities {
   const agents = new Map(deps.agents.map((a) => [a.name, a]));
   const tools = new Map<string, ToolDefinition>(deps.tools.map((t) => [t.name, t as ToolDefinition]));
   // A sub-agent with `inherit: true` also runs its ancestors' hooks (nearest first); each hook once.
@@ -43,5 +45,3 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }),
   };
 }
-
-export type TillerActivities = ReturnType<typeof createActivities>;

@@ -7,19 +7,13 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { resolveConversation } from '../core/conversation';
+import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../core/failures';
 import { modelProgress } from '../core/live-text';
-import { conversationQuery } from '../workflows/messages';
+import { conversationQuery } from '../contract';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { AssistantMessage, ChatMessage, ModelRequest, ModelResponse, ToolSpec } from '../core/spec';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
-const NON_RETRYABLE_TYPE: Record<number, string> = {
-  400: 'ModelBadRequest',
-  401: 'ModelAuthError',
-  403: 'ModelAuthError',
-  404: 'ModelNotFound',
-  422: 'ModelUnprocessable',
-};
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   if (!headers) return undefined;
@@ -49,7 +43,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof OpenAI.APIConnectionError) {
     return ApplicationFailure.create({
-      type: 'ModelUnavailable',
+      type: FailureType.ModelUnavailable,
       message: `model endpoint unreachable: ${err.message}`,
     });
   }
@@ -59,19 +53,22 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     if (RETRYABLE_STATUS.has(status) || status >= 500) {
       const delay = retryAfterMs(err.headers);
       return ApplicationFailure.create({
-        type: status === 429 ? 'ModelRateLimited' : 'ModelUnavailable',
+        type: status === 429 ? FailureType.ModelRateLimited : FailureType.ModelUnavailable,
         message,
         ...(delay !== undefined && { nextRetryDelay: delay }),
       });
     }
     return ApplicationFailure.create({
-      type: NON_RETRYABLE_TYPE[status] ?? 'ModelBadRequest',
+      type: MODEL_STATUS_NOT_RETRIED[status] ?? FailureType.ModelBadRequest,
       message,
       nonRetryable: true,
     });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
+  return ApplicationFailure.create({
+    type: FailureType.ModelBadResponse,
+    message: `unusable model response: ${message}`,
+  });
 }
 
 /** A model request with its conversation in hand. */
@@ -91,9 +88,9 @@ async function promptOf(req: ModelRequest, ctx: Context): Promise<Prompt> {
     .getHandle(turn.workflowId, turn.runId)
     .query(conversationQuery, { count: req.conversation.count });
   const resolved = resolveConversation(req.conversation, snapshot, nodeSha256);
-  if (!resolved.ok) {
+  if (resolved.type === 'invalid') {
     throw ApplicationFailure.create({
-      type: 'ConversationMismatch',
+      type: FailureType.ConversationMismatch,
       message: `model call ${req.call}: ${resolved.error}`,
     });
   }
@@ -121,7 +118,10 @@ function usageOf(u: OpenAI.CompletionUsage | null | undefined) {
 }
 
 function bad(message: string): never {
-  throw ApplicationFailure.create({ type: 'ModelBadResponse', message: `unusable model response: ${message}` });
+  throw ApplicationFailure.create({
+    type: FailureType.ModelBadResponse,
+    message: `unusable model response: ${message}`,
+  });
 }
 
 async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartbeat: (content: string) => void) {
@@ -223,7 +223,7 @@ export function createModelActivities({ client }: ModelActivityDeps) {
         const message = redact(failure.message, [client.apiKey ?? undefined]);
         if (message === failure.message) throw failure;
         throw ApplicationFailure.create({
-          type: failure.type ?? 'ModelError',
+          type: failure.type ?? FailureType.ModelError,
           message,
           nonRetryable: failure.nonRetryable ?? false,
           ...(failure.nextRetryDelay != null && { nextRetryDelay: failure.nextRetryDelay }),

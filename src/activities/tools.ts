@@ -33,7 +33,7 @@ export interface ToolActivityDeps {
   mcp?: McpPool;
 }
 
-type ArgsCheck = { ok: true; value: unknown } | { ok: false; error: string };
+type ArgsCheck = { type: 'valid'; value: unknown } | { type: 'invalid'; error: string };
 
 /** A tool as the activities run it, whether defined in this worker (zod) or offered by an MCP server. */
 interface Runnable {
@@ -47,7 +47,9 @@ function workerTool(def: ToolDefinition): Runnable {
   return {
     async check(args) {
       const parsed = def.input.safeParse(args);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: formatZodError(parsed.error) };
+      return parsed.success
+        ? { type: 'valid', value: parsed.data }
+        : { type: 'invalid', error: formatZodError(parsed.error) };
     },
     async execute(args, ctx) {
       return def.execute(args, ctx);
@@ -92,7 +94,7 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
     return {
       check: async (args) => {
         const checked = await remote.validate(args);
-        return checked.ok ? { ok: true, value: args } : checked;
+        return checked.type === 'valid' ? { type: 'valid', value: args } : checked;
       },
       execute: (args, ctx) => remote.execute(args, { ...ctx, timeoutMs: Context.current().info.startToCloseTimeoutMs }),
     };
@@ -104,7 +106,9 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       const def = runnable(tool);
       if (!def) return { ok: false, error: `unknown tool "${tool}"` };
       const checked = await def.check(args);
-      return checked.ok ? { ok: true } : { ok: false, error: `invalid arguments for ${tool}: ${checked.error}` };
+      return checked.type === 'valid'
+        ? { ok: true }
+        : { ok: false, error: `invalid arguments for ${tool}: ${checked.error}` };
     },
 
     /** Validates a gated call's arguments and renders the tool's preview for the approver. */
@@ -112,9 +116,12 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       const def = runnable(req.tool);
       if (!def) return { ok: false, error: `unknown tool "${req.tool}"` };
       const raw = parseToolArgs(req.rawArgs);
-      if (!raw.ok) return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
+      if (raw.type === 'invalid') {
+        return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
+      }
       const checked = await def.check(raw.value);
-      if (!checked.ok) return { ok: false, error: `invalid arguments for ${req.tool}: ${checked.error}` };
+      if (checked.type === 'invalid')
+        return { ok: false, error: `invalid arguments for ${req.tool}: ${checked.error}` };
       if (!def.preview) return { ok: true };
       const ctx = Context.current();
       try {
@@ -176,7 +183,7 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       if (!tool) return failed(`unknown tool "${req.tool}"`, []);
 
       const raw = parseToolArgs(req.rawArgs);
-      if (!raw.ok) return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
+      if (raw.type === 'invalid') return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
       const rawArgs = raw.value;
       const call: ToolCallContext = { ...req, args: rawArgs };
       const hooks = hooksFor(req.agent, req.inheritsFrom);
@@ -188,7 +195,8 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       } catch (err) {
         return failed(`could not check the arguments for ${req.tool}: ${message(err)}`, hookFailures);
       }
-      if (!checked.ok) return failed(`invalid arguments for ${req.tool}: ${checked.error}`, hookFailures);
+      if (checked.type === 'invalid')
+        return failed(`invalid arguments for ${req.tool}: ${checked.error}`, hookFailures);
       let content: string;
       // Keep the activity visibly alive even when the tool never heartbeats itself.
       let lastDetails: unknown;

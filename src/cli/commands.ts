@@ -2,9 +2,10 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TillerClient } from '../client';
 import type { TemporalSettings } from '../config';
-import type { Decision, TurnState } from '../core/schemas';
+import type { Decision } from '../core/schemas';
+import type { TurnState } from '../core/state';
 import { ensureSearchAttributes } from '../setup';
-import { TillerAgent } from '../workflows/search-attributes';
+import { TillerAgent } from '../contract';
 import { CliError, EXIT } from './errors';
 import { followTurn } from './follow';
 import { formatDecision, formatPending, formatState, stateFromResult } from './format';
@@ -139,7 +140,7 @@ export async function setupCommand(settings: TemporalSettings): Promise<number> 
   const connection = await connectOperator(settings);
   try {
     const outcome = await ensureSearchAttributes(connection, settings.namespace);
-    if (!outcome.ok) {
+    if (outcome.type === 'unavailable') {
       err(`could not register ${outcome.missing.join(', ')} on namespace ${settings.namespace}: ${outcome.reason}`);
       return EXIT.failed;
     }

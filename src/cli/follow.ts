@@ -80,11 +80,11 @@ export async function followTurn(o: FollowOptions): Promise<number> {
   const decided = new Set<string>();
   const mine = new Set<string>();
   let active: Pending | undefined;
-  const send = async (p: Pending, choice: Exclude<Choice, { kind: 'wait' }>) => {
+  const send = async (p: Pending, choice: Exclude<Choice, { type: 'wait' }>) => {
     mine.add(p.id);
     try {
       const recorded =
-        choice.kind === 'approve'
+        choice.type === 'approve'
           ? await tiller.approve(turnId, p.id, { scope: choice.scope, approver: o.approver })
           : await tiller.deny(turnId, p.id, { approver: o.approver, ...(choice.reason && { reason: choice.reason }) });
       note(`→ ${formatDecision(recorded)}`);
@@ -104,7 +104,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
     active = next;
     try {
       const choice = await term.ask(`${next.tool} ${compactJson(next.args, 200)} needs a decision (id ${next.id}):`);
-      if (choice.kind === 'wait') instructions(next);
+      if (choice.type === 'wait') instructions(next);
       else await send(next, choice);
     } catch (err) {
       if (!(err instanceof Withdrawn)) note(`prompt failed: ${(err as Error).message}`);

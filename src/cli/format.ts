@@ -1,7 +1,8 @@
 /** Human-readable lines for events, state, decisions and pending turns. Pure: no I/O. */
 import type { PendingTurn } from '../client';
 import type { TurnEvent } from '../core/events';
-import type { RecordedDecision, TurnResult, TurnState, Usage } from '../core/schemas';
+import type { RecordedDecision, TurnResult, Usage } from '../core/schemas';
+import type { TurnState } from '../core/state';
 
 export function compactJson(value: unknown, max = 120): string {
   let text: string;

@@ -5,7 +5,7 @@
  */
 import readline from 'node:readline';
 
-export type Choice = { kind: 'approve'; scope: 'once' | 'turn' } | { kind: 'deny'; reason?: string } | { kind: 'wait' };
+export type Choice = { type: 'approve'; scope: 'once' | 'turn' } | { type: 'deny'; reason?: string } | { type: 'wait' };
 
 export const CHOICES = '[a]pprove once · approve for the [t]urn · [d]eny · [w]ait for another client';
 
@@ -77,12 +77,12 @@ export class Terminal {
     this.print(header);
     for (;;) {
       const answer = (await this.question(`${CHOICES} > `)).toLowerCase();
-      if (answer === 'a' || answer === 'approve') return { kind: 'approve', scope: 'once' };
-      if (answer === 't' || answer === 'turn') return { kind: 'approve', scope: 'turn' };
-      if (answer === 'w' || answer === 'wait') return { kind: 'wait' };
+      if (answer === 'a' || answer === 'approve') return { type: 'approve', scope: 'once' };
+      if (answer === 't' || answer === 'turn') return { type: 'approve', scope: 'turn' };
+      if (answer === 'w' || answer === 'wait') return { type: 'wait' };
       if (answer === 'd' || answer === 'deny') {
         const reason = await this.question('reason (empty for none) > ');
-        return reason ? { kind: 'deny', reason } : { kind: 'deny' };
+        return reason ? { type: 'deny', reason } : { type: 'deny' };
       }
       this.print('please answer a, t, d or w');
     }

@@ -73,7 +73,7 @@ async function searchAttributesReady(settings: TemporalSettings, log: Log): Prom
   const connection = await connectOperator(settings);
   try {
     const outcome = await ensureSearchAttributes(connection, settings.namespace);
-    if (outcome.ok) {
+    if (outcome.type === 'registered') {
       log(
         outcome.added.length
           ? `search attributes: registered ${outcome.added.join(', ')} on namespace ${settings.namespace}`

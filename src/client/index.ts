@@ -11,7 +11,6 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { connectClient, temporalSettings, type TemporalSettings } from '../config';
 import type { TurnEvent } from '../core/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
@@ -23,11 +22,24 @@ import type {
   SessionState,
   TrustGrant,
   TurnResult,
-  TurnState,
 } from '../core/schemas';
+import type { TurnState } from '../core/state';
 import { describeModelActivity } from './live-text';
-import { decideSignal, decideUpdate, stateQuery, WORKFLOW_TYPE_TURN } from '../workflows/messages';
-import { revokeTrustUpdate, sendUpdate, sessionStateQuery, WORKFLOW_TYPE_SESSION } from '../workflows/session-messages';
+import {
+  decideSignal,
+  decideUpdate,
+  revokeTrustUpdate,
+  sendUpdate,
+  sessionDetails,
+  sessionStateQuery,
+  sessionSummary,
+  stateQuery,
+  turnDetails,
+  turnSummary,
+  WORKFLOW_TYPE_SESSION,
+  WORKFLOW_TYPE_TURN,
+} from '../contract';
+import { turnResultOf } from '../core/failures';
 
 export interface StartTurnOptions {
   agent: string;
@@ -49,18 +61,6 @@ export interface PendingTurn {
 /** An update the workflow refused (unknown id, already decided, malformed, busy session …), with its reason. */
 export class DecisionRejectedError extends Error {
   override readonly name = 'DecisionRejectedError';
-}
-
-/** The markdown the Temporal UI shows for a turn, whatever client looks at it. */
-export function turnDetails(opts: { agent: string; input: string; sessionId?: string }): string {
-  return [
-    `**Tiller turn** · agent **${opts.agent}**${opts.sessionId ? ` · session \`${opts.sessionId}\`` : ''}`,
-    '',
-    '> ' + opts.input.slice(0, 1_000).replace(/\n/g, '\n> '),
-    '',
-    '- state: query `state`',
-    '- decide: update (or signal) `decide` with `{"id": "<tool call id>", "approved": true|false, "reason"?: "..."}`',
-  ].join('\n');
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -92,7 +92,7 @@ export class TillerClient {
           ...(opts.trust !== undefined && { trust: opts.trust }),
         },
       ],
-      staticSummary: `${opts.agent}: ${opts.input.slice(0, 120)}`,
+      staticSummary: turnSummary(opts.agent, opts.input),
       staticDetails: turnDetails(opts),
     });
   }
@@ -153,10 +153,8 @@ export class TillerClient {
     try {
       return (await this.handle(turnId).result()) as TurnResult;
     } catch (err) {
-      const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === 'TurnFailed' && cause.details?.[0]) {
-        return cause.details[0] as TurnResult;
-      }
+      const failed = err instanceof WorkflowFailedError ? turnResultOf(err.cause) : undefined;
+      if (failed) return failed;
       throw err;
     }
   }
@@ -283,14 +281,8 @@ export class TillerClient {
       taskQueue: this.taskQueue,
       args: [opts],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      staticSummary: `session ${sessionId} · ${opts.agent}`,
-      staticDetails: [
-        `**Tiller session** \`${sessionId}\` · agent **${opts.agent}**`,
-        '',
-        `- next input: \`tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
-        `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
-        `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
-      ].join('\n'),
+      staticSummary: sessionSummary(sessionId, opts.agent),
+      staticDetails: sessionDetails(sessionId, opts.agent),
     });
   }
 

@@ -97,8 +97,3 @@ export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): Data
   const keys = keysFromEnv(env);
   return keys.length ? { payloadCodecs: [new AesGcmCodec(keys)] } : undefined;
 }
-
-/** A fresh key in the `TILLER_ENCRYPTION_KEYS` format. */
-export function generateKey(id: string): string {
-  return `${id}:${randomBytes(32).toString('base64')}`;
-}

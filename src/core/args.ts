@@ -1,8 +1,8 @@
 /** Parsing the model's tool arguments: one rule for the workflow and the activities (empty = `{}`). */
-export function parseToolArgs(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseToolArgs(raw: string): { type: 'valid'; value: unknown } | { type: 'invalid'; error: string } {
   try {
-    return { ok: true, value: raw.trim() === '' ? {} : JSON.parse(raw) };
+    return { type: 'valid', value: raw.trim() === '' ? {} : JSON.parse(raw) };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    return { type: 'invalid', error: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -12,23 +12,9 @@
  * Pure (no Node built-ins): the workflow and the activity both use it.
  */
 import { canonicalJson, sha256Hex } from './digest';
-import type { ChatMessage, ToolSpec } from './spec';
+import type { ChatMessage, ConversationRef, ConversationSnapshot } from './spec';
 
-export interface ConversationRef {
-  /** Messages in the conversation at the time of the call (a prefix of what the query returns later). */
-  count: number;
-  /** `chain(messages[0..count))`: sha256(previous ‖ canonical JSON of the message), from "" upwards. */
-  digest: string;
-}
-
-/** The `conversation` query's argument and answer. */
-export interface ConversationRequest {
-  count: number;
-}
-export interface ConversationSnapshot {
-  messages: ChatMessage[];
-  tools: ToolSpec[];
-}
+export type { ConversationRef, ConversationRequest, ConversationSnapshot } from './spec';
 
 /** Extends a digest chain by `messages` (`hash`: SHA-256 hex of a string; activities pass node:crypto's). */
 export function chainDigest(
@@ -62,16 +48,16 @@ export function resolveConversation(
   ref: ConversationRef,
   snapshot: ConversationSnapshot,
   hash?: (text: string) => string,
-): { ok: true; messages: ChatMessage[] } | { ok: false; error: string } {
+): { type: 'valid'; messages: ChatMessage[] } | { type: 'invalid'; error: string } {
   if (!Array.isArray(snapshot?.messages) || snapshot.messages.length < ref.count) {
     return {
-      ok: false,
+      type: 'invalid',
       error: `the turn returned ${snapshot?.messages?.length ?? 'no'} messages, ${ref.count} expected`,
     };
   }
   const messages = snapshot.messages.slice(0, ref.count);
   const digest = chainDigest('', messages, hash);
   if (digest !== ref.digest)
-    return { ok: false, error: 'the conversation the turn returned does not match its digest' };
-  return { ok: true, messages };
+    return { type: 'invalid', error: 'the conversation the turn returned does not match its digest' };
+  return { type: 'valid', messages };
 }

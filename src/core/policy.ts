@@ -1,5 +1,5 @@
 /**
- * The approval gate (DESIGN.md §4, step 1) as a pure function, plus the texts the model sees when a
+ * The approval gate (docs/architecture.md, "The flow of a turn") as a pure function, plus the texts the model sees when a
  * call does not run. The workflow asks `approvalGate` what to do with each requested tool call.
  */
 import type { AgentSpec, ApprovalOutcome, GateSpec } from './spec';
@@ -8,17 +8,13 @@ import type { TrustGrant } from './schemas';
 export const DENIED_WITHOUT_REASON = 'Tool call denied by user.';
 
 export type GateVerdict =
-  | { kind: 'proceed'; via: 'policy' }
-  | { kind: 'proceed'; via: 'trust'; grant: TrustGrant }
-  | { kind: 'ask'; gate: GateSpec }
-  | { kind: 'hook' };
+  | { type: 'proceed'; via: 'policy' }
+  | { type: 'proceed'; via: 'trust'; grant: TrustGrant }
+  | { type: 'ask'; gate: GateSpec }
+  | { type: 'hook' };
 
 export function findTrust(trust: readonly TrustGrant[], tool: string): TrustGrant | undefined {
   return trust.find((t) => t.tool === tool);
-}
-
-export function isNeverTrust(spec: AgentSpec, tool: string): boolean {
-  return spec.gates[tool]?.neverTrust === true;
 }
 
 /**
@@ -29,10 +25,10 @@ export function isNeverTrust(spec: AgentSpec, tool: string): boolean {
 export function approvalGate(spec: AgentSpec, tool: string, trust: readonly TrustGrant[]): GateVerdict {
   const gate = spec.gates[tool];
   const grant = gate?.neverTrust ? undefined : findTrust(trust, tool);
-  if (grant) return { kind: 'proceed', via: 'trust', grant };
-  if (gate) return { kind: 'ask', gate };
-  if (spec.hooks.approveTool) return { kind: 'hook' };
-  return { kind: 'proceed', via: 'policy' };
+  if (grant) return { type: 'proceed', via: 'trust', grant };
+  if (gate) return { type: 'ask', gate };
+  if (spec.hooks.approveTool) return { type: 'hook' };
+  return { type: 'proceed', via: 'policy' };
 }
 
 /** Combines several approval hooks' answers: any deny wins, then any ask, else proceed. */

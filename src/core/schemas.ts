@@ -1,5 +1,5 @@
 /**
- * The public wire contract (DESIGN.md §3) as zod schemas. Everything here is plain JSON so the
+ * The public wire contract (docs/architecture.md, "The wire contract") as zod schemas. Everything here is plain JSON so the
  * `temporal` CLI, the Temporal UI and other SDKs can read and write it with the default converter.
  * Pure: imported by workflow code, activities, the client and the CLI alike.
  */
@@ -80,7 +80,8 @@ export const RecordedDecision = z.object({
   scope: TrustScope,
   approver: z.string().optional(),
   at: z.string(),
-  via: z.enum(['update', 'signal', 'trust', 'hook', 'policy']),
+  /** Who decided: a human (`update`, `signal`), a trust grant, or the approval hook. */
+  via: z.enum(['update', 'signal', 'trust', 'hook']),
   /** The approver's edited arguments, when they approved with changes. */
   args: z.record(z.string(), z.unknown()).optional(),
 });
@@ -89,19 +90,21 @@ export type RecordedDecision = z.infer<typeof RecordedDecision>;
 export const ToolCallStatus = z.enum(['awaiting_approval', 'running', 'succeeded', 'failed', 'denied', 'timed_out']);
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 
-export interface ToolCallRecord {
-  id: string;
-  name: string;
+/** One tool call of a turn, as `state` and the turn's result show it. */
+export const ToolCallRecord = z.object({
+  id: z.string(),
+  name: z.string(),
   /** The arguments exactly as the model sent them, parsed when they are JSON (else the raw string). */
-  args: unknown;
-  status: ToolCallStatus;
-  startedAt?: string;
-  endedAt?: string;
-  durationMs?: number;
-  result?: string;
-  error?: string;
-  decision?: Omit<RecordedDecision, 'id'>;
-}
+  args: z.unknown(),
+  status: ToolCallStatus,
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  durationMs: z.number().optional(),
+  result: z.string().optional(),
+  error: z.string().optional(),
+  decision: RecordedDecision.omit({ id: true }).optional(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
 export interface PendingApproval {
   id: string;
@@ -143,37 +146,19 @@ export interface SubAgentRun {
   error?: string;
 }
 
-export interface TurnState {
-  version: number;
-  status: TurnStatus;
-  agent: string;
-  turnId: string;
-  sessionId?: string;
-  pendingApprovals: PendingApproval[];
-  toolCalls: ToolCallRecord[];
-  trust: TrustGrant[];
-  usage: Usage;
-  events: TurnEvent[];
-  /** Total events ever emitted; `events` keeps only the newest ones. */
-  eventCount: number;
-  /** Sub-agents started by this turn, by child turn id; absent until the first one starts. */
-  children?: Record<string, SubAgentRun>;
-  output?: string;
-  error?: string;
-}
-
-export interface TurnResult {
-  output: string;
-  usage: Usage;
-  toolCalls: ToolCallRecord[];
-  status: 'completed' | 'failed' | 'cancelled';
-  trust: TrustGrant[];
-  error?: string;
-}
-
-// Event types are declared in events.ts; re-exported here for one import site.
-import type { TurnEvent } from './events';
-export type { TurnEvent };
+/**
+ * What a turn returns (and a failed turn carries in its `TurnFailed` failure). Checked where it
+ * crosses a process (a session or parent reading a child's failure, a client reading a turn's).
+ */
+export const TurnResult = z.object({
+  output: z.string(),
+  usage: Usage,
+  toolCalls: z.array(ToolCallRecord),
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  trust: z.array(TrustGrant),
+  error: z.string().optional(),
+});
+export type TurnResult = z.infer<typeof TurnResult>;
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0 };

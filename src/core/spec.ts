@@ -4,7 +4,6 @@
  * `startTurn` activity, so replay never depends on the worker's current configuration.
  */
 
-import type { ConversationRef } from './conversation';
 import type { Duration } from '@temporalio/common';
 
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
@@ -126,6 +125,23 @@ export interface StartTurnRequest {
 export interface StartTurnResponse {
   spec: AgentSpec;
   hookFailures: HookFailure[];
+}
+
+/** A conversation passed to the model activity by reference (src/core/conversation.ts). */
+export interface ConversationRef {
+  /** Messages in the conversation at the time of the call (a prefix of what the query returns later). */
+  count: number;
+  /** `chain(messages[0..count))`: sha256(previous ‖ canonical JSON of the message), from "" upwards. */
+  digest: string;
+}
+
+/** The `conversation` query's argument and answer. */
+export interface ConversationRequest {
+  count: number;
+}
+export interface ConversationSnapshot {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
 }
 
 export interface ModelRequest {

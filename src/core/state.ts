@@ -4,7 +4,36 @@
  * because a turn's state is owned by exactly one workflow and copying it per event would be O(n²).
  */
 import type { TurnEvent, TurnEventBody } from './events';
-import { emptyUsage, type ToolCallRecord, type TrustGrant, type TurnState, type Usage, WIRE_VERSION } from './schemas';
+import {
+  emptyUsage,
+  WIRE_VERSION,
+  type PendingApproval,
+  type SubAgentRun,
+  type ToolCallRecord,
+  type TrustGrant,
+  type TurnStatus,
+  type Usage,
+} from './schemas';
+
+/** A turn as the `state` query answers it: everything its events have said, folded. */
+export interface TurnState {
+  version: number;
+  status: TurnStatus;
+  agent: string;
+  turnId: string;
+  sessionId?: string;
+  pendingApprovals: PendingApproval[];
+  toolCalls: ToolCallRecord[];
+  trust: TrustGrant[];
+  usage: Usage;
+  events: TurnEvent[];
+  /** Total events ever emitted; `events` keeps only the newest ones. */
+  eventCount: number;
+  /** Sub-agents started by this turn, by child turn id; absent until the first one starts. */
+  children?: Record<string, SubAgentRun>;
+  output?: string;
+  error?: string;
+}
 
 export const DEFAULT_MAX_EVENTS = 500;
 

@@ -3,7 +3,7 @@
  * inheriting child's policy is merged with its parents', and what the parent's model reads back.
  * Deterministic and free of Temporal imports (used by the workflow and by the `startTurn` activity).
  */
-import type { TurnResult } from './schemas';
+import { formatZodError, SubAgentArgs } from './schemas';
 import type { AgentSpec, GateSpec, ToolSpec } from './spec';
 
 /** JSON Schema of a sub-agent tool's arguments (`SubAgentArgs` in schemas.ts). */
@@ -62,7 +62,13 @@ export function subAgentErrorResult(tool: string, status: 'failed' | 'cancelled'
     : `Error: sub-agent ${tool} failed: ${error ?? 'no reason given'}`;
 }
 
-/** The result a failed child turn carries in its `TurnFailed` failure, when it has one. */
-export function isTurnResult(value: unknown): value is TurnResult {
-  return !!value && typeof value === 'object' && 'usage' in value && 'status' in value;
+/** A sub-agent call's arguments follow Tiller's own schema (`SubAgentArgs`), not a worker tool's. */
+export function subAgentInput(
+  tool: string,
+  args: unknown,
+): { type: 'valid'; value: string } | { type: 'invalid'; error: string } {
+  const checked = SubAgentArgs.safeParse(args);
+  return checked.success
+    ? { type: 'valid', value: checked.data.input }
+    : { type: 'invalid', error: `invalid arguments for ${tool}: ${formatZodError(checked.error)}` };
 }

@@ -3,6 +3,7 @@
  * spec) and their default gates to its spec, and turns failures into clear, typed activity failures.
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
+import { FailureType } from '../core/failures';
 import type { AgentSpec } from '../core/spec';
 import { McpToolNotFound, resolveAgentMcpTools, type McpAgentConfig } from './agent-tools';
 import { McpUnavailableError, type McpPool } from './pool';
@@ -16,7 +17,7 @@ export async function withMcpTools(
   if (!usesMcp) return spec;
   if (!pool) {
     throw ApplicationFailure.create({
-      type: 'McpNotConfigured',
+      type: FailureType.McpNotConfigured,
       message: `agent ${def.name} uses MCP servers (${(def.mcp ?? []).join(', ')}), but this worker has no mcpServers`,
       nonRetryable: true,
     });
@@ -24,7 +25,7 @@ export async function withMcpTools(
   const unknown = (def.mcp ?? []).filter((s) => !pool.servers.has(s));
   if (unknown.length) {
     throw ApplicationFailure.create({
-      type: 'McpNotConfigured',
+      type: FailureType.McpNotConfigured,
       message: `agent ${def.name} uses MCP servers that are not configured on this worker: ${unknown.join(', ')}`,
       nonRetryable: true,
     });
@@ -39,10 +40,10 @@ export async function withMcpTools(
   } catch (err) {
     if (err instanceof McpUnavailableError) {
       // Retried by the activity's policy: a server that is restarting may answer the next attempt.
-      throw ApplicationFailure.create({ type: 'McpServerUnavailable', message: err.message, cause: err });
+      throw ApplicationFailure.create({ type: FailureType.McpServerUnavailable, message: err.message, cause: err });
     }
     if (err instanceof McpToolNotFound) {
-      throw ApplicationFailure.create({ type: 'McpToolNotFound', message: err.message, nonRetryable: true });
+      throw ApplicationFailure.create({ type: FailureType.McpToolNotFound, message: err.message, nonRetryable: true });
     }
     throw err;
   }

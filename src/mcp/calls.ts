@@ -29,7 +29,7 @@ export function mcpCallable(pool: McpPool, validator: McpArgsValidator, name: st
   return {
     async validate(args) {
       const def = await pool.tool(server, tool);
-      if (!def) return { ok: false, error: `MCP server ${server} offers no tool "${tool}" (any more)` };
+      if (!def) return { type: 'invalid', error: `MCP server ${server} offers no tool "${tool}" (any more)` };
       return validator.check(def, args);
     },
     async execute(args, ctx) {

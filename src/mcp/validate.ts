@@ -8,7 +8,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { McpTool } from './convert';
 
-export type ArgsCheck = { ok: true } | { ok: false; error: string };
+export type ArgsCheck = { type: 'valid' } | { type: 'invalid'; error: string };
 
 export class McpArgsValidator {
   private readonly provider = new AjvJsonSchemaValidator();
@@ -37,16 +37,16 @@ export class McpArgsValidator {
     }
     return (args) => {
       const result = validate(args);
-      return result.valid ? { ok: true } : { ok: false, error: result.errorMessage };
+      return result.valid ? { type: 'valid' } : { type: 'invalid', error: result.errorMessage };
     };
   }
 }
 
 function minimalCheck(schema: Record<string, unknown>, args: unknown): ArgsCheck {
   if (!args || typeof args !== 'object' || Array.isArray(args))
-    return { ok: false, error: 'the arguments must be a JSON object' };
+    return { type: 'invalid', error: 'the arguments must be a JSON object' };
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
   const missing = required.filter((k): k is string => typeof k === 'string' && !(k in args));
-  if (missing.length) return { ok: false, error: `missing required argument(s): ${missing.join(', ')}` };
-  return { ok: true };
+  if (missing.length) return { type: 'invalid', error: `missing required argument(s): ${missing.join(', ')}` };
+  return { type: 'valid' };
 }

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../contract';
 
 export interface DevServer {
   address: string;

@@ -4,18 +4,22 @@
  * update's validator and the `decide` signal share `check`, so both channels accept and reject the
  * same payloads.
  */
-import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { argsDigest } from '../core/digest';
-import type { TurnEventBody } from '../core/events';
 import { deniedResult, timedOutResult } from '../core/policy';
-import { Decision, formatZodError, type RecordedDecision, type TurnState } from '../core/schemas';
-import type { ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
+import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
+import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
+import { subAgentInput } from '../core/subagents';
+import { acts, hookOptions } from './activities';
+import type { TurnRecorder } from './recorder';
 
-export class DecisionRejected extends Error {
-  override readonly name = 'DecisionRejected';
-}
+/** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
+export type DeskVerdict<T> = { type: 'accepted'; decision: T } | { type: 'rejected'; reason: string };
+
+/** How a waiting call ends: approved (run it), or refused with the text the model reads instead. */
+export type WaitOutcome = { type: 'approved'; decision: RecordedDecision } | { type: 'refused'; result: string };
 
 interface Waiter {
   call: ToolCallContext;
@@ -28,16 +32,12 @@ interface Waiter {
 }
 
 export interface DeskDeps {
-  state: TurnState;
-  record(body: TurnEventBody): void;
-  now(): string;
+  recorder: TurnRecorder;
   /** Validates edited arguments against the tool's schema (an activity: the schema lives in the worker). */
   validateArgs(tool: string, args: unknown): Promise<ValidateArgsResponse>;
   /** Fires the `onApprovalPending` hooks (an activity), when the agent has any. */
   notifyPending?(ctx: ApprovalPendingContext): Promise<void>;
 }
-
-export type WaitOutcome = { kind: 'approved'; decision: RecordedDecision } | { kind: 'refused'; result: string };
 
 interface Stage {
   approvers?: string[];
@@ -59,57 +59,53 @@ export class ApprovalDesk {
 
   constructor(private readonly deps: DeskDeps) {}
 
-  /** Parses and checks a decision against what is pending now; throws `DecisionRejected` with a clear message. */
-  check(raw: unknown): Decision {
+  /** Parses and checks a decision against what is pending now (the update's validator and the handlers). */
+  check(raw: unknown): DeskVerdict<Decision> {
     const parsed = Decision.safeParse(raw);
-    if (!parsed.success) throw new DecisionRejected(`malformed decision: ${formatZodError(parsed.error)}`);
+    if (!parsed.success) return rejected(`malformed decision: ${formatZodError(parsed.error)}`);
     const decision = parsed.data;
     const waiter = this.waiters[decision.id];
     if (!waiter) {
-      const known = this.deps.state.toolCalls.find((c) => c.id === decision.id);
-      if (known) throw new DecisionRejected(`tool call ${decision.id} is not pending (status: ${known.status})`);
-      const pending = this.deps.state.pendingApprovals.map((p) => p.id);
-      throw new DecisionRejected(
+      const { state } = this.deps.recorder;
+      const known = state.toolCalls.find((c) => c.id === decision.id);
+      if (known) return rejected(`tool call ${decision.id} is not pending (status: ${known.status})`);
+      const pending = state.pendingApprovals.map((p) => p.id);
+      return rejected(
         `unknown tool call id ${decision.id}; pending: ${pending.length ? pending.join(', ') : '(none)'}`,
       );
     }
-    if (waiter.decision) throw new DecisionRejected(`tool call ${decision.id} was already decided`);
-    if (waiter.deciding) throw new DecisionRejected(`a decision on tool call ${decision.id} is being applied`);
+    if (waiter.decision) return rejected(`tool call ${decision.id} was already decided`);
+    if (waiter.deciding) return rejected(`a decision on tool call ${decision.id} is being applied`);
     if (decision.argsDigest !== undefined && decision.argsDigest !== waiter.digest) {
-      throw new DecisionRejected(
+      return rejected(
         `argsDigest ${decision.argsDigest} does not match the pending call (${waiter.digest}): the decision was made on other arguments`,
       );
     }
     if (decision.args !== undefined && !decision.approved) {
-      throw new DecisionRejected('edited args are only meaningful when approving');
+      return rejected('edited args are only meaningful when approving');
     }
     if (decision.approved && (decision.scope === 'turn' || decision.scope === 'session') && waiter.gate.neverTrust) {
-      throw new DecisionRejected(`${waiter.call.tool} can never be trusted beyond one call; decide with scope "once"`);
+      return rejected(`${waiter.call.tool} can never be trusted beyond one call; decide with scope "once"`);
     }
-    return decision;
+    return { type: 'accepted', decision };
   }
 
   /**
-   * Applies a checked decision. Rule violations that are about *who* decides (approver not allowed)
-   * and invalid edited arguments are recorded as DECISION_REJECTED — an audit trail — and then
-   * rejected: the update fails with the reason, a signal is just recorded.
+   * Applies a decision from either channel. Every rejection is recorded as DECISION_REJECTED (an audit
+   * trail of who tried what), except an update's that its validator refused: those never reach history.
    */
-  async apply(raw: unknown, via: 'update' | 'signal'): Promise<RecordedDecision> {
-    const decision = this.check(raw);
+  async apply(raw: unknown, via: 'update' | 'signal'): Promise<DeskVerdict<RecordedDecision>> {
+    const checked = this.check(raw);
+    if (checked.type === 'rejected') return this.reject(via, checked.reason, describePayload(raw));
+    const decision = checked.decision;
     const waiter = this.waiters[decision.id]!;
-    const reject = (reason: string): never => {
-      this.deps.record({
-        type: 'DECISION_REJECTED',
-        via,
-        reason,
-        id: decision.id,
-        ...(decision.approver !== undefined && { approver: decision.approver }),
-      });
-      throw ApplicationFailure.create({ type: 'DecisionRejected', message: reason, nonRetryable: true });
-    };
+    const who = { id: decision.id, ...(decision.approver !== undefined && { approver: decision.approver }) };
     if (!mayDecide(waiter.approvers, decision.approver, decision.approverGroups)) {
-      reject(
-        `${decision.approver ?? 'an anonymous approver'} may not decide ${waiter.call.tool}; allowed: ${describeApprovers(waiter.approvers ?? [])}`,
+      const allowed = describeApprovers(waiter.approvers ?? []);
+      return this.reject(
+        via,
+        `${decision.approver ?? 'an anonymous approver'} may not decide ${waiter.call.tool}; allowed: ${allowed}`,
+        who,
       );
     }
     if (decision.args !== undefined) {
@@ -120,10 +116,21 @@ export class ApprovalDesk {
       } finally {
         waiter.deciding = false;
       }
-      if (!validation.ok) reject(`edited args rejected: ${validation.error}`);
-      if (waiter.decision || !this.waiters[decision.id]) reject(`tool call ${decision.id} was decided meanwhile`);
+      if (!validation.ok) return this.reject(via, `edited args rejected: ${validation.error}`, who);
+      if (waiter.decision || !this.waiters[decision.id]) {
+        return this.reject(via, `tool call ${decision.id} was decided meanwhile`, who);
+      }
     }
-    return this.record(waiter, decision, via);
+    return { type: 'accepted', decision: this.record(waiter, decision, via) };
+  }
+
+  private reject(
+    via: 'update' | 'signal',
+    reason: string,
+    who: { id?: string; approver?: string },
+  ): DeskVerdict<RecordedDecision> {
+    this.deps.recorder.record({ type: 'DECISION_REJECTED', via, reason, ...who });
+    return rejected(reason);
   }
 
   private record(waiter: Waiter, decision: Decision, via: 'update' | 'signal'): RecordedDecision {
@@ -131,7 +138,7 @@ export class ApprovalDesk {
       id: decision.id,
       approved: decision.approved,
       scope: decision.scope ?? 'once',
-      at: this.deps.now(),
+      at: this.deps.recorder.now(),
       via,
       ...(decision.reason !== undefined && { reason: decision.reason }),
       ...(decision.approver !== undefined && { approver: decision.approver }),
@@ -140,9 +147,9 @@ export class ApprovalDesk {
     waiter.decision = recorded;
     const { tool, args, toolCallId } = waiter.call;
     if (recorded.approved) {
-      this.deps.record({ type: 'TOOL_APPROVED', toolCallId, tool, args, decision: recorded });
+      this.deps.recorder.record({ type: 'TOOL_APPROVED', toolCallId, tool, args, decision: recorded });
       if (recorded.scope === 'turn' || recorded.scope === 'session') {
-        this.deps.record({
+        this.deps.recorder.record({
           type: 'TRUST_GRANTED',
           tool,
           scope: recorded.scope,
@@ -150,7 +157,7 @@ export class ApprovalDesk {
         });
       }
     } else {
-      this.deps.record({
+      this.deps.recorder.record({
         type: 'TOOL_DENIED',
         toolCallId,
         tool,
@@ -180,7 +187,7 @@ export class ApprovalDesk {
     this.waiters[call.toolCallId] = waiter;
     const decided = () => waiter.decision !== undefined;
     const firstTimeout = first.timeout === undefined ? undefined : msToNumber(first.timeout);
-    this.deps.record({
+    this.deps.recorder.record({
       type: 'APPROVAL_REQUESTED',
       toolCallId: call.toolCallId,
       tool: call.tool,
@@ -215,7 +222,7 @@ export class ApprovalDesk {
         const expiresAt = deadline === undefined ? undefined : new Date(deadline).toISOString();
         if (s > 0) {
           waiter.approvers = stage.approvers ?? [];
-          this.deps.record({
+          this.deps.recorder.record({
             type: 'APPROVAL_ESCALATED',
             toolCallId: call.toolCallId,
             tool: call.tool,
@@ -236,7 +243,12 @@ export class ApprovalDesk {
           if (await condition(decided, Math.max(1, wakeAt - Date.now()))) break;
           if (!remindFirst) break; // this stage's deadline
           reminder++;
-          this.deps.record({ type: 'APPROVAL_REMINDED', toolCallId: call.toolCallId, tool: call.tool, reminder });
+          this.deps.recorder.record({
+            type: 'APPROVAL_REMINDED',
+            toolCallId: call.toolCallId,
+            tool: call.tool,
+            reminder,
+          });
           notify(s > 0, expiresAt);
           nextReminder = nextReminder! + everyMs!;
         }
@@ -251,21 +263,53 @@ export class ApprovalDesk {
         stages.length > 1
           ? timedOutResult(call.tool, undefined, waiter.approvers ?? [])
           : timedOutResult(call.tool, first.timeout);
-      this.deps.record({ type: 'APPROVAL_TIMED_OUT', toolCallId: call.toolCallId, tool: call.tool, result });
-      return { kind: 'refused', result };
+      this.deps.recorder.record({ type: 'APPROVAL_TIMED_OUT', toolCallId: call.toolCallId, tool: call.tool, result });
+      return { type: 'refused', result };
     }
     return waiter.decision.approved
-      ? { kind: 'approved', decision: waiter.decision }
-      : { kind: 'refused', result: deniedResult(waiter.decision.reason) };
+      ? { type: 'approved', decision: waiter.decision }
+      : { type: 'refused', result: deniedResult(waiter.decision.reason) };
   }
 }
 
-/** A signal payload's id and approver, when it has them, for the DECISION_REJECTED event. */
-export function describePayload(raw: unknown): { id?: string; approver?: string } {
+function rejected(reason: string): { type: 'rejected'; reason: string } {
+  return { type: 'rejected', reason };
+}
+
+/** A payload's id and approver, when it has them, for the DECISION_REJECTED event. */
+function describePayload(raw: unknown): { id?: string; approver?: string } {
   if (!raw || typeof raw !== 'object') return {};
   const { id, approver } = raw as { id?: unknown; approver?: unknown };
   return {
     ...(typeof id === 'string' && { id }),
     ...(typeof approver === 'string' && { approver }),
+  };
+}
+
+/**
+ * The activities behind a turn's desk: edited arguments are checked against the tool's schema in the
+ * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` hooks fire when
+ * the agent has any. `agent` is the turn's spec once it is known.
+ */
+export function deskActivities(
+  recorder: TurnRecorder,
+  agent: () => AgentSpec | undefined,
+): Pick<DeskDeps, 'validateArgs' | 'notifyPending'> {
+  return {
+    validateArgs(tool, args) {
+      if (!agent()?.tools.some((t) => t.name === tool && t.subAgent)) {
+        return acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [
+          { tool, args },
+        ]);
+      }
+      const checked = subAgentInput(tool, args);
+      return Promise.resolve(checked.type === 'valid' ? { ok: true } : { ok: false, error: checked.error });
+    },
+    async notifyPending(ctx) {
+      if (!agent()?.hooks.onApprovalPending) return;
+      const summary = `notify ${ctx.call.tool} pending${ctx.reminder ? ` (reminder ${ctx.reminder})` : ''}`;
+      const done = await acts.notifyApprovalPending.executeWithOptions({ ...hookOptions, summary }, [ctx]);
+      recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
+    },
   };
 }

@@ -6,6 +6,7 @@
 import type { MetricCounter } from '@temporalio/common';
 import { metricMeter } from '@temporalio/workflow';
 import type { TurnEventBody } from '../core/events';
+import type { RecordedDecision } from '../core/schemas';
 
 let counters:
   | {
@@ -20,11 +21,25 @@ let counters:
 function meter() {
   return (counters ??= {
     requested: metricMeter.createCounter('tiller_approvals_requested', 'calls', 'Tool calls that asked a human'),
-    decided: metricMeter.createCounter('tiller_approvals_decided', 'calls', 'Human decisions recorded'),
+    decided: metricMeter.createCounter(
+      'tiller_approvals_decided',
+      'calls',
+      'Decisions a person made (update or signal decide)',
+    ),
     timedOut: metricMeter.createCounter('tiller_approvals_timed_out', 'calls', 'Approvals that expired unanswered'),
-    denials: metricMeter.createCounter('tiller_denials', 'calls', 'Tool calls denied (policy, hook, human, timeout)'),
+    denials: metricMeter.createCounter('tiller_denials', 'calls', 'Tool calls denied, by source: human, hook, timeout'),
     tokens: metricMeter.createCounter('tiller_tokens', 'tokens', 'Model tokens used'),
   });
+}
+
+/** A decision a person sent (update or signal `decide`), not a trust grant or the approval hook. */
+function isHuman(decision: RecordedDecision | undefined): boolean {
+  return decision?.via === 'update' || decision?.via === 'signal';
+}
+
+function denialSource(decision: RecordedDecision | undefined): 'human' | 'hook' | 'policy' {
+  if (isHuman(decision)) return 'human';
+  return decision?.via === 'hook' ? 'hook' : 'policy';
 }
 
 /** Counts what an event means for the metrics; `agent` and `model` label every counter. */
@@ -36,11 +51,12 @@ export function countEvent(body: TurnEventBody, labels: { agent: string; model: 
       m.requested.add(1, { ...agent, tool: body.tool });
       break;
     case 'TOOL_APPROVED':
-      m.decided.add(1, { ...agent, tool: body.tool, approved: 'true' });
+      // Trust grants and the approval hook approve too; only a person's decision counts as decided.
+      if (isHuman(body.decision)) m.decided.add(1, { ...agent, tool: body.tool, approved: 'true' });
       break;
     case 'TOOL_DENIED':
-      if (body.decision) m.decided.add(1, { ...agent, tool: body.tool, approved: 'false' });
-      m.denials.add(1, { ...agent, tool: body.tool, source: body.decision ? 'human' : 'policy' });
+      if (isHuman(body.decision)) m.decided.add(1, { ...agent, tool: body.tool, approved: 'false' });
+      m.denials.add(1, { ...agent, tool: body.tool, source: denialSource(body.decision) });
       break;
     case 'APPROVAL_TIMED_OUT':
       m.timedOut.add(1, { ...agent, tool: body.tool });

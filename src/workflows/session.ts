@@ -5,7 +5,6 @@
  */
 import {
   ApplicationFailure,
-  ChildWorkflowFailure,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -27,7 +26,6 @@ import {
   type TurnProgress,
   type TurnResult,
 } from '../core/schemas';
-import { WORKFLOW_TYPE_TURN } from './messages';
 import {
   revokeTrustUpdate,
   REVOKE_TRUST_DESCRIPTION,
@@ -35,23 +33,22 @@ import {
   SEND_DESCRIPTION,
   sessionStateQuery,
   SESSION_STATE_DESCRIPTION,
+  sessionTurnDetails,
+  sessionTurnSummary,
   turnProgressSignal,
-} from './session-messages';
-import type { agentTurn } from './turn';
+  TURN_PROGRESS_DESCRIPTION,
+  WORKFLOW_TYPE_TURN,
+  type AgentTurnWorkflow,
+} from '../contract';
+import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
-
-function resultOf(err: unknown): TurnResult | undefined {
-  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === 'TurnFailed') return cause.details?.[0] as TurnResult;
-  return undefined;
-}
 
 export async function agentSession(rawInput: SessionInput): Promise<SessionState> {
   const parsed = SessionInput.safeParse(rawInput);
   if (!parsed.success) {
     throw ApplicationFailure.create({
-      type: 'InvalidSessionInput',
+      type: FailureType.InvalidSessionInput,
       message: `invalid agentSession input: ${formatZodError(parsed.error)}`,
       nonRetryable: true,
     });
@@ -98,7 +95,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       delete started[turnId];
       if (outcome !== true) {
         throw ApplicationFailure.create({
-          type: 'TurnNotStarted',
+          type: FailureType.TurnNotStarted,
           message: `turn ${turnId} did not start: ${outcome}`,
         });
       }
@@ -107,15 +104,15 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     {
       validator: (raw) => {
         const checked = SendInput.safeParse(raw);
-        if (!checked.success) throw new Error(`malformed send: ${formatZodError(checked.error)}`);
+        if (!checked.success) throw refused(`malformed send: ${formatZodError(checked.error)}`);
         if (input.tokenBudget !== undefined && carry.usage.totalTokens >= input.tokenBudget) {
-          throw new Error(
+          throw refused(
             `session ${sessionId} has used its token budget (${carry.usage.totalTokens} of ${input.tokenBudget} tokens)`,
           );
         }
         const busy = current?.turnId ?? queued?.turnId;
         if (busy) {
-          throw new Error(
+          throw refused(
             `session ${sessionId} is still running turn ${busy}; send again when it has finished (decide its pending approvals first)`,
           );
         }
@@ -132,19 +129,23 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     {
       validator: (raw) => {
         const checked = RevokeTrustInput.safeParse(raw);
-        if (!checked.success) throw new Error(`malformed revokeTrust: ${formatZodError(checked.error)}`);
+        if (!checked.success) throw refused(`malformed revokeTrust: ${formatZodError(checked.error)}`);
         const { tool, scope } = checked.data;
         if (!carry.trust.some((t) => t.tool === tool && (scope === undefined || t.scope === scope))) {
           const held = carry.trust.map((t) => `${t.tool} (${t.scope})`).join(', ') || '(none)';
-          throw new Error(`no trust grant for ${tool} in session ${sessionId}; grants: ${held}`);
+          throw refused(`no trust grant for ${tool} in session ${sessionId}; grants: ${held}`);
         }
       },
       description: REVOKE_TRUST_DESCRIPTION,
     },
   );
-  setHandler(turnProgressSignal, (progress) => {
-    if (current && progress.turnId === current.turnId) current = progress;
-  });
+  setHandler(
+    turnProgressSignal,
+    (progress) => {
+      if (current && progress.turnId === current.turnId) current = progress;
+    },
+    { description: TURN_PROGRESS_DESCRIPTION },
+  );
 
   const maxHistory = input.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS;
   for (;;) {
@@ -159,7 +160,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     // those (one may be revoked before the session sees the turn end), so only new grants are merged.
     const given = carry.trust.map((t) => t.tool);
     try {
-      const child = await startChild<typeof agentTurn>(WORKFLOW_TYPE_TURN, {
+      const child = await startChild<AgentTurnWorkflow>(WORKFLOW_TYPE_TURN, {
         workflowId: turnId,
         args: [
           {
@@ -174,22 +175,21 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
           },
         ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        staticSummary: `${input.agent} (session ${sessionId}): ${text.slice(0, 100)}`,
-        staticDetails: `**Tiller turn** of session \`${sessionId}\` · agent **${input.agent}**\n\n> ${text.slice(0, 1_000)}`,
+        staticSummary: sessionTurnSummary(input.agent, sessionId, text),
+        staticDetails: sessionTurnDetails(input.agent, sessionId, text),
       });
       started[turnId] = true;
       result = await child.result();
     } catch (err) {
       if (isCancellation(err)) throw err;
-      started[turnId] ??= err instanceof Error ? err.message : String(err);
-      const failed = resultOf(err);
-      result = failed ?? {
+      started[turnId] ??= describeFailure(err);
+      result = turnResultOf(err) ?? {
         output: '',
         usage: emptyUsage(),
         toolCalls: [],
         status: 'failed',
         trust: [],
-        error: err instanceof Error ? err.message : String(err),
+        error: describeFailure(err),
       };
     }
     Object.assign(summary, {
@@ -228,4 +228,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       }
     }
   }
+}
+
+/** A `send` or `revokeTrust` the session refuses (from a validator: nothing reaches history). */
+function refused(message: string) {
+  return rejection(FailureType.SessionRequestRejected, message);
 }

@@ -6,20 +6,18 @@
  * both and replay rebuilds them exactly.
  */
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
-  ChildWorkflowFailure,
   isCancellation,
   ParentClosePolicy,
   startChild,
 } from '@temporalio/workflow';
-import type { TurnEventBody } from '../core/events';
-import { emptyUsage, type TrustGrant, type TurnProgress, type TurnState, type Usage } from '../core/schemas';
+import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWorkflow } from '../contract';
+import { describeFailure, turnResultOf } from '../core/failures';
+import { emptyUsage, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
-import { isTurnResult, subAgentErrorResult, subAgentTurnId } from '../core/subagents';
-import { WORKFLOW_TYPE_TURN } from './messages';
-import type { agentTurn } from './turn';
+import { subAgentErrorResult, subAgentTurnId } from '../core/subagents';
+import type { TurnRecorder } from './recorder';
 
 export interface SubAgentCall {
   /** The calling agent's spec and the tool (sub-agent name) its model called. */
@@ -33,16 +31,17 @@ export interface SubAgentCall {
   tokenBudget?: number;
 }
 
-export type SubAgentOutcome = { ok: true; output: string } | { ok: false; error: string };
+export type SubAgentOutcome = { type: 'completed'; output: string } | { type: 'failed'; error: string };
 
 export class SubAgents {
   /** The usage each child last reported: what it has used when it ends without a result. */
   private readonly reported: Record<string, Usage> = {};
 
-  constructor(
-    private readonly state: TurnState,
-    private readonly record: (body: TurnEventBody) => void,
-  ) {}
+  constructor(private readonly recorder: TurnRecorder) {}
+
+  private get state() {
+    return this.recorder.state;
+  }
 
   /** The `turnProgress` signal from a child: records what it now waits for (only on change). */
   onProgress(progress: TurnProgress): void {
@@ -56,7 +55,7 @@ export class SubAgents {
       (progress.status === child.status && ids(progress.pendingApprovals) === ids(child.pendingApprovals))
     )
       return; // the end is recorded from the child's result; nothing new otherwise
-    this.record({
+    this.recorder.record({
       type: 'SUBAGENT_PROGRESS',
       childTurnId: progress.turnId,
       status: progress.status,
@@ -72,7 +71,7 @@ export class SubAgents {
     const sub = call.spec.tools.find((t) => t.name === call.tool)?.subAgent;
     if (!sub) throw new Error(`${call.tool} is not a sub-agent of ${call.spec.name}`);
     const childTurnId = subAgentTurnId(this.state.turnId, call.toolCallId);
-    this.record({
+    this.recorder.record({
       type: 'SUBAGENT_STARTED',
       toolCallId: call.toolCallId,
       tool: call.tool,
@@ -81,7 +80,7 @@ export class SubAgents {
       inherit: sub.inherit,
     });
     const ended = (status: 'completed' | 'failed' | 'cancelled', usage: Usage, error?: string) =>
-      this.record({
+      this.recorder.record({
         type: 'SUBAGENT_ENDED',
         toolCallId: call.toolCallId,
         childTurnId,
@@ -90,7 +89,7 @@ export class SubAgents {
         ...(error !== undefined && { error }),
       });
     try {
-      const child = await startChild<typeof agentTurn>(WORKFLOW_TYPE_TURN, {
+      const child = await startChild<AgentTurnWorkflow>(WORKFLOW_TYPE_TURN, {
         workflowId: childTurnId,
         args: [
           {
@@ -105,36 +104,25 @@ export class SubAgents {
         // until the child has actually ended, so both end `cancelled` together.
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-        staticSummary: `${sub.agent} (sub-agent of ${this.state.turnId}): ${call.input.slice(0, 100)}`,
-        staticDetails: [
-          `**Tiller sub-agent** **${sub.agent}** · called as \`${call.tool}\` by turn \`${this.state.turnId}\` (${call.spec.name})`,
-          '',
-          '> ' + call.input.slice(0, 1_000).replace(/\n/g, '\n> '),
-        ].join('\n'),
+        staticSummary: subAgentSummary(sub.agent, this.state.turnId, call.input),
+        staticDetails: subAgentDetails({
+          agent: sub.agent,
+          tool: call.tool,
+          parentTurnId: this.state.turnId,
+          parentAgent: call.spec.name,
+          input: call.input,
+        }),
       });
       const result = await child.result();
       ended('completed', result.usage);
-      return { ok: true, output: result.output };
+      return { type: 'completed', output: result.output };
     } catch (err) {
-      const failed = failedResult(err);
+      const failed = turnResultOf(err);
       const cancelled = isCancellation(err);
-      const error = failed?.error ?? describe(err);
+      const error = failed?.error ?? describeFailure(err);
       ended(cancelled ? 'cancelled' : 'failed', failed?.usage ?? this.reported[childTurnId] ?? emptyUsage(), error);
       if (cancelled && CancellationScope.current().consideredCancelled) throw err;
-      return { ok: false, error: subAgentErrorResult(call.tool, cancelled ? 'cancelled' : 'failed', error) };
+      return { type: 'failed', error: subAgentErrorResult(call.tool, cancelled ? 'cancelled' : 'failed', error) };
     }
   }
-}
-
-/** The `TurnResult` a failed child carries in its `TurnFailed` failure. */
-function failedResult(err: unknown) {
-  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (!(cause instanceof ApplicationFailure) || cause.type !== 'TurnFailed') return undefined;
-  const result = cause.details?.[0];
-  return isTurnResult(result) ? result : undefined;
-}
-
-function describe(err: unknown): string {
-  if (err instanceof ChildWorkflowFailure && err.cause) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
 }

@@ -9,9 +9,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { TurnState } from '../core/schemas';
-import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus } from './search-attributes';
-import { turnProgressSignal } from './session-messages';
+import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus, turnProgressSignal } from '../contract';
+import type { TurnState } from '../core/state';
 
 export class Visibility {
   private last = '';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TillerClient } from '../../src/client';
-import type { TurnState } from '../../src/core/schemas';
+import type { TurnState } from '../../src/core/state';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
 import { ROOT, startChild, type Child } from '../support/processes';
 

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TillerClient } from '../../src/client';
-import type { TurnState } from '../../src/core/schemas';
+import type { TurnState } from '../../src/core/state';
 import { freePort, startDevServer, type DevServer } from '../../src/testing/dev-server';
 import {
   startScriptedModel,
@@ -204,8 +204,8 @@ test('kill -9 mid-tool (a heartbeating tool, default options): a new worker retr
   await killMidTool({
     retryWithinMs: 45_000,
     hint:
-      'a tool that heartbeats but sets no heartbeatTimeout gets none (src/workflows/turn.ts toolOptions), so a dead ' +
-      'worker is only noticed at the 10-minute startToCloseTimeout; give tool activities a default heartbeatTimeout',
+      'tool activities get a 30 s heartbeatTimeout by default (toolOptions in src/workflows/activities.ts) and runTool ' +
+      'heartbeats while the tool runs; without both a dead worker is only noticed at the 10-minute startToCloseTimeout',
   });
 }, 240_000);
 

@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics: `tiller worker` with TILLER_METRICS_ADDRESS serves the Temporal runtime's
  * metrics and Tiller's counters (approvals requested / decided / timed out, denials, tokens); a scrape
- * after one approved and one denied call shows exactly those.
+ * after one approved, one denied and one trusted call shows exactly those: only a person's decision
+ * counts as decided.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -86,7 +87,15 @@ test('a scrape shows the runtime metrics and Tiller’s counters', async () => {
   };
   const a = await run('one.txt', true);
   const b = await run('two.txt', false);
-  const tokens = a.usage.inputTokens + a.usage.outputTokens + b.usage.inputTokens + b.usage.outputTokens;
+  // Approved by a trust grant, not by a person: not a decision for the metrics.
+  fs.writeFileSync(path.join(workspace, 'three.txt'), 'x\n');
+  const trustedId = `metrics-${randomUUID().slice(0, 8)}`;
+  const trust = [{ tool: 'delete_file', scope: 'turn' as const }];
+  await tiller.startTurn({ agent: 'assistant', input: 'Read three.txt, then delete it.', turnId: trustedId, trust });
+  expect((await tiller.result(trustedId)).status).toBe('completed');
+  const c = await tiller.state(trustedId);
+  expect(c.toolCalls.find((t) => t.name === 'delete_file')?.decision?.via).toBe('trust');
+  const tokens = [a, b, c].reduce((sum, s) => sum + s.usage.inputTokens + s.usage.outputTokens, 0);
 
   const deadline = Date.now() + 30_000;
   let text: string;
@@ -103,6 +112,6 @@ test('a scrape shows the runtime metrics and Tiller’s counters', async () => {
   expect(sample(text, 'tiller_approvals_timed_out')).toBe(0);
   expect(sample(text, 'tiller_tokens')).toBe(tokens);
   expect(sample(text, 'tiller_tokens', { kind: 'input', model: 'scripted' })).toBe(
-    a.usage.inputTokens + b.usage.inputTokens,
+    a.usage.inputTokens + b.usage.inputTokens + c.usage.inputTokens,
   );
 });

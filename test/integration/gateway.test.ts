@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { assistant } from '../../src/agents/assistant';
 import { defineAgent } from '../../src/agents/define';
-import type { TurnState } from '../../src/core/schemas';
+import type { TurnState } from '../../src/core/state';
 import { TillerClient } from '../../src/client';
 import { buildGateway, hashToken, signWebhook } from '../../src/gateway';
 import { demoScript } from '../../src/testing/scripted-model';

@@ -375,3 +375,57 @@ test("the parent's hooks observe an inheriting child's tool calls, and not a non
   await run('inheriting');
   expect(seen).toEqual(['researcher:read_file']);
 });
+
+test("the parent's approval hook decides an inheriting child's calls (it denies here), and not a non-inheriting one's", async () => {
+  const GUARD = 'You guard by hook.';
+  const asked: string[] = [];
+  const guarded = defineAgent({
+    name: 'guarded',
+    instructions: GUARD,
+    tools: [],
+    hooks: [
+      {
+        name: 'no-deletes',
+        approveTool: (call) => {
+          asked.push(`${call.agent}:${call.tool}:${(call.inheritsFrom ?? []).join(',')}`);
+          return call.tool === 'delete_file' ? { action: 'deny', reason: 'deletes are off today' } : true;
+        },
+      },
+    ],
+    subAgents: {
+      plain: { agent: 'researcher', description: 'Delegate.' },
+      inheriting: { agent: 'researcher', description: 'Delegate under my hooks.', inherit: true },
+    },
+  });
+  const run = async (tool: string, file: string) => {
+    fs.writeFileSync(path.join(h.workspace, file), 'bye\n');
+    h.model.setScript(
+      scriptByInstructions({
+        [GUARD]: [{ toolCalls: [{ id: 'g1', name: tool, arguments: { input: `delete ${file}` } }] }, { content: 'ok' }],
+        [RESEARCHER]: researcherDeleting(file),
+      }),
+    );
+    const turnId = h.turnId(`guard-${tool}`);
+    return h.withWorker(
+      async () => {
+        await h.tiller.startTurn({ agent: 'guarded', input: 'go', turnId });
+        expect((await h.tiller.result(turnId)).status).toBe('completed');
+        return h.tiller.state(subAgentTurnId(turnId, 'g1'));
+      },
+      { agents: [...agents, guarded] },
+    );
+  };
+
+  // Without inherit the child runs under its own (ungated, hookless) policy: the file goes.
+  const plain = await run('plain', 'plain.txt');
+  expect(plain.toolCalls.find((c) => c.name === 'delete_file')?.status).toBe('succeeded');
+  expect(fs.existsSync(path.join(h.workspace, 'plain.txt'))).toBe(false);
+
+  // With inherit the parent's hook is asked about the child's call, knows whom it inherits from, and denies.
+  asked.length = 0;
+  const inheriting = await run('inheriting', 'kept.txt');
+  const call = inheriting.toolCalls.find((c) => c.name === 'delete_file');
+  expect(call).toMatchObject({ status: 'denied', result: 'deletes are off today', decision: { via: 'hook' } });
+  expect(fs.existsSync(path.join(h.workspace, 'kept.txt'))).toBe(true);
+  expect(asked).toContain('researcher:delete_file:guarded');
+});

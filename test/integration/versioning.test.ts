@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
-import type { TurnState } from '../../src/core/schemas';
-import { PATCH_CONVERSATION_BY_REFERENCE, PATCH_VALIDATE_BEFORE_APPROVAL } from '../../src/workflows/turn';
+import type { TurnState } from '../../src/core/state';
+import { PATCH_CONVERSATION_BY_REFERENCE, PATCH_VALIDATE_BEFORE_APPROVAL } from '../../src/workflows/patches';
 
 const V010 = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-v0.1.0.js') };
 

@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
-import type { TurnState } from '../../src/core/schemas';
+import type { TurnState } from '../../src/core/state';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../../src/testing/scripted-model';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { fileTools } from '../../src/tools/files';

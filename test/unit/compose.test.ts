@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { tracedBundlePath } from '../../src/cli/worker';
-import { SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../src/contract';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');

@@ -29,7 +29,7 @@ describe('conversation by reference', () => {
   it('resolves the prefix the call saw, even after the conversation grew', () => {
     const ref = { count: 2, digest: chainDigest('', msgs.slice(0, 2)) };
     expect(resolveConversation(ref, { messages: msgs, tools: [] }, node)).toEqual({
-      ok: true,
+      type: 'valid',
       messages: msgs.slice(0, 2),
     });
   });
@@ -38,10 +38,10 @@ describe('conversation by reference', () => {
     const ref = { count: 4, digest: chainDigest('', msgs) };
     const tampered = msgs.map((m, i) => (i === 3 ? { ...m, content: 'HELLO' } : m));
     expect(resolveConversation(ref, { messages: tampered, tools: [] })).toEqual({
-      ok: false,
+      type: 'invalid',
       error: 'the conversation the turn returned does not match its digest',
     });
-    expect(resolveConversation(ref, { messages: msgs.slice(0, 3), tools: [] })).toMatchObject({ ok: false });
-    expect(resolveConversation(ref, {} as never)).toMatchObject({ ok: false });
+    expect(resolveConversation(ref, { messages: msgs.slice(0, 3), tools: [] })).toMatchObject({ type: 'invalid' });
+    expect(resolveConversation(ref, {} as never)).toMatchObject({ type: 'invalid' });
   });
 });

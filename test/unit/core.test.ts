@@ -52,15 +52,15 @@ describe('digest', () => {
 describe('policy', () => {
   test('gated tools ask, trusted ones proceed, never-trust ignores trust, hooks decide the rest', () => {
     const s = spec({ gates: { rm: {}, nuke: { neverTrust: true } } });
-    expect(approvalGate(s, 'ls', [])).toEqual({ kind: 'proceed', via: 'policy' });
-    expect(approvalGate(s, 'rm', [])).toEqual({ kind: 'ask', gate: {} });
-    expect(approvalGate(s, 'rm', [{ tool: 'rm', scope: 'turn' }])).toMatchObject({ kind: 'proceed', via: 'trust' });
+    expect(approvalGate(s, 'ls', [])).toEqual({ type: 'proceed', via: 'policy' });
+    expect(approvalGate(s, 'rm', [])).toEqual({ type: 'ask', gate: {} });
+    expect(approvalGate(s, 'rm', [{ tool: 'rm', scope: 'turn' }])).toMatchObject({ type: 'proceed', via: 'trust' });
     expect(approvalGate(s, 'nuke', [{ tool: 'nuke', scope: 'session' }])).toEqual({
-      kind: 'ask',
+      type: 'ask',
       gate: { neverTrust: true },
     });
     const withHook = spec({ hooks: { ...s.hooks, approveTool: true } });
-    expect(approvalGate(withHook, 'ls', [])).toEqual({ kind: 'hook' });
+    expect(approvalGate(withHook, 'ls', [])).toEqual({ type: 'hook' });
   });
   test('outcomes: deny beats ask beats proceed; hook return values are normalised or rejected', () => {
     expect(combineOutcomes([Proceed, Ask, Deny('no')])).toEqual({ action: 'deny', reason: 'no' });

@@ -9,7 +9,13 @@ type Path = 'succeeded' | 'failed' | 'approved' | 'denied' | 'timed_out' | 'hook
 /** The events one call goes through on a given path, in its own order. */
 function lifecycle(id: string, path: Path): TurnEventBody[] {
   const base = { toolCallId: id, tool: 't', args: { id } };
-  const decision = (approved: boolean) => ({ id, approved, scope: 'once' as const, at: 'x', via: 'update' as const });
+  const decision = (approved: boolean, via: 'update' | 'hook' = 'update') => ({
+    id,
+    approved,
+    scope: 'once' as const,
+    at: 'x',
+    via,
+  });
   const requested: TurnEventBody = { type: 'APPROVAL_REQUESTED', ...base, argsDigest: 'd' };
   const started: TurnEventBody = { type: 'TOOL_STARTED', ...base };
   const ended: TurnEventBody = { type: 'TOOL_ENDED', toolCallId: id, tool: 't', durationMs: 1, result: 'ok' };
@@ -25,7 +31,8 @@ function lifecycle(id: string, path: Path): TurnEventBody[] {
     case 'timed_out':
       return [requested, { type: 'APPROVAL_TIMED_OUT', toolCallId: id, tool: 't', result: 'expired' }];
     case 'hook_denied':
-      return [{ type: 'TOOL_DENIED', ...base, result: 'Tool call denied by user.' }];
+      // The approval hook's denial: recorded with its decision (via "hook"), as the workflow records it.
+      return [{ type: 'TOOL_DENIED', ...base, result: 'Tool call denied by user.', decision: decision(false, 'hook') }];
   }
 }
 const finalStatus: Record<Path, string> = {

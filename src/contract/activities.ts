@@ -1,0 +1,39 @@
+/**
+ * The activities a Tiller worker registers, as the workflows call them: the interface between
+ * workflow code and worker code. `createActivities` (src/activities) implements it and the workflows
+ * proxy it, so neither imports the other. Request and response shapes are recorded in history; their
+ * keys never change (old histories and workers of the previous version read them).
+ */
+import type {
+  ApprovalPendingContext,
+  ApproveToolResponse,
+  HookFailure,
+  ModelRequest,
+  ModelResponse,
+  PreviewRequest,
+  PreviewResponse,
+  RunToolRequest,
+  RunToolResponse,
+  StartTurnRequest,
+  StartTurnResponse,
+  ToolCallContext,
+  ValidateArgsRequest,
+  ValidateArgsResponse,
+} from '../core/spec';
+
+export interface TillerActivities {
+  /** Resolves the agent into the `AgentSpec` the turn runs on, and fires `onAgentStart`. */
+  startTurn(req: StartTurnRequest): Promise<StartTurnResponse>;
+  /** One Chat Completions call. */
+  callModel(req: ModelRequest): Promise<ModelResponse>;
+  /** Checks an approver's edited arguments against the tool's schema. */
+  validateToolArgs(req: ValidateArgsRequest): Promise<ValidateArgsResponse>;
+  /** Validates a gated call's arguments and renders its preview for the approver. */
+  previewTool(req: PreviewRequest): Promise<PreviewResponse>;
+  /** The agent's `approveTool` hooks decide a call: proceed, deny, or ask a human. */
+  approveTool(call: ToolCallContext): Promise<ApproveToolResponse>;
+  /** Fires `onApprovalPending` (on the request, each reminder and escalation). */
+  notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }>;
+  /** Runs a tool with `onToolStart` / `onToolEnd` around it; a tool's own failure is a result. */
+  runTool(req: RunToolRequest): Promise<RunToolResponse>;
+}

@@ -1,0 +1,58 @@
+/**
+ * The wire contract's names: workflow types, queries, updates and signals of a turn and of a session,
+ * with the descriptions the Temporal UI shows. Shared by the workflows and every client; clients in
+ * other languages use the same strings (query `state`, update or signal `decide`, update `send` …).
+ * See docs/architecture.md, "The wire contract".
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  Decision,
+  RecordedDecision,
+  RevokeTrustInput,
+  SendInput,
+  SessionInput,
+  SessionState,
+  TrustGrant,
+  TurnInput,
+  TurnProgress,
+  TurnResult,
+} from '../core/schemas';
+import type { ConversationRequest, ConversationSnapshot } from '../core/spec';
+import type { TurnState } from '../core/state';
+
+export const WORKFLOW_TYPE_TURN = 'agentTurn';
+export const WORKFLOW_TYPE_SESSION = 'agentSession';
+
+/** The workflow functions' signatures, for typed `startChild` / `start` without importing workflow code. */
+export type AgentTurnWorkflow = (input: TurnInput) => Promise<TurnResult>;
+export type AgentSessionWorkflow = (input: SessionInput) => Promise<SessionState>;
+
+// A turn.
+export const stateQuery = defineQuery<TurnState>('state');
+export const decideUpdate = defineUpdate<RecordedDecision, [Decision]>('decide');
+export const decideSignal = defineSignal<[Decision]>('decide');
+/** The conversation so far and the tools, for the model activity (src/core/conversation.ts). */
+export const conversationQuery = defineQuery<ConversationSnapshot, [ConversationRequest]>('conversation');
+/** Sent by a child turn to its parent (its session, or the turn it is a sub-agent of) on each change. */
+export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');
+
+export const STATE_DESCRIPTION =
+  'The turn as it stands: status, pending approvals, every tool call with timing and decision, token usage and recent events.';
+export const DECIDE_DESCRIPTION =
+  'Approve or deny a pending tool call: {"id": "<tool call id from pendingApprovals>", "approved": true|false, "reason"?: "...", "scope"?: "once"|"turn"|"session", "approver"?: "name"}.';
+export const CONVERSATION_DESCRIPTION =
+  'The messages of the conversation so far (the first `count` with {"count": n}) and the tools, as the model activity sends them.';
+export const TURN_PROGRESS_DESCRIPTION =
+  'From a child turn: its status, pending approvals and (to a parent turn) usage so far.';
+
+// A session.
+export const sessionStateQuery = defineQuery<SessionState>('state');
+export const sendUpdate = defineUpdate<{ turnId: string }, [SendInput]>('send');
+export const revokeTrustUpdate = defineUpdate<TrustGrant[], [RevokeTrustInput]>('revokeTrust');
+
+export const SESSION_STATE_DESCRIPTION =
+  'The session: its turns, trust grants, usage across turns, and the pending approvals of the current turn.';
+export const SEND_DESCRIPTION =
+  'Start the next turn: {"input": "..."}. Returns {"turnId"}. Rejected while a turn is still running.';
+export const REVOKE_TRUST_DESCRIPTION =
+  'Revoke a trust grant: {"tool": "...", "scope"?: "session"}. Takes effect from the next turn. Returns the remaining grants.';

@@ -1,0 +1,80 @@
+/**
+ * Tiller's failure vocabulary: every `ApplicationFailure` type it throws or matches, the model errors
+ * Temporal must not retry, one way to describe a failure in a sentence, and one checked way to read
+ * the `TurnResult` a failed turn carries. Pure (only `@temporalio/common`): workflows, activities and
+ * clients import it alike, so a type is never spelled twice.
+ */
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
+import { TurnResult } from './schemas';
+
+export const FailureType = {
+  /** A turn's or session's input did not validate (never retried). */
+  InvalidTurnInput: 'InvalidTurnInput',
+  InvalidSessionInput: 'InvalidSessionInput',
+  /** A turn ended `failed`; its details carry the `TurnResult` (read it with `turnResultOf`). */
+  TurnFailed: 'TurnFailed',
+  /** A session's `send` could not start its turn. */
+  TurnNotStarted: 'TurnNotStarted',
+  /** A `decide` update (or signal) was refused; the message says why. */
+  DecisionRejected: 'DecisionRejected',
+  /** A session refused `send` or `revokeTrust`; the message says why. */
+  SessionRequestRejected: 'SessionRequestRejected',
+  /** The worker serves no agent of that name. */
+  UnknownAgent: 'UnknownAgent',
+  /** Model endpoint answers, classified by `classifyModelError` (src/activities/model.ts). */
+  ModelBadRequest: 'ModelBadRequest',
+  ModelAuthError: 'ModelAuthError',
+  ModelNotFound: 'ModelNotFound',
+  ModelUnprocessable: 'ModelUnprocessable',
+  ModelRateLimited: 'ModelRateLimited',
+  ModelUnavailable: 'ModelUnavailable',
+  ModelBadResponse: 'ModelBadResponse',
+  ModelError: 'ModelError',
+  /** The conversation the model activity read back does not match the digest it was given. */
+  ConversationMismatch: 'ConversationMismatch',
+  McpNotConfigured: 'McpNotConfigured',
+  McpServerUnavailable: 'McpServerUnavailable',
+  McpToolNotFound: 'McpToolNotFound',
+} as const;
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** HTTP statuses a model endpoint answers that retrying cannot fix, and the failure type of each. */
+export const MODEL_STATUS_NOT_RETRIED: Readonly<Record<number, FailureType>> = {
+  400: FailureType.ModelBadRequest,
+  401: FailureType.ModelAuthError,
+  403: FailureType.ModelAuthError,
+  404: FailureType.ModelNotFound,
+  422: FailureType.ModelUnprocessable,
+};
+
+/** The model activity's `nonRetryableErrorTypes`: exactly the types above. */
+export const MODEL_ERRORS_NOT_RETRIED: readonly FailureType[] = [...new Set(Object.values(MODEL_STATUS_NOT_RETRIED))];
+
+/**
+ * One sentence for what went wrong, for events, tool results and turn errors: an activity's
+ * application failure as `Type: message`, a child workflow's as its cause's message.
+ */
+export function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+    return `${err.cause.type ?? 'Error'}: ${err.cause.message}`;
+  }
+  if (err instanceof ActivityFailure) return `${err.message}${err.cause ? `: ${err.cause.message}` : ''}`;
+  if (err instanceof ChildWorkflowFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The `TurnResult` a failed turn carries, from its failure as a parent workflow (`ChildWorkflowFailure`)
+ * or a client (`WorkflowFailedError.cause`) sees it; undefined when it is not a well-formed one.
+ */
+export function turnResultOf(failure: unknown): TurnResult | undefined {
+  const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.TurnFailed) return undefined;
+  const checked = TurnResult.safeParse(cause.details?.[0]);
+  return checked.success ? checked.data : undefined;
+}
+
+/** The failure an update's validator or handler throws to refuse a request with `message`. */
+export function rejection(type: FailureType, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}

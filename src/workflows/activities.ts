@@ -1,0 +1,74 @@
+/**
+ * How the turn calls its activities: one options object per kind of call (timeouts, heartbeats,
+ * retries), and the proxies. Retries are Temporal's; each activity decides what is worth retrying.
+ */
+import {
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
+import type { TillerActivities } from '../contract';
+import { FailureType, MODEL_ERRORS_NOT_RETRIED } from '../core/failures';
+import type { RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';
+
+export const modelOptions: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: [...MODEL_ERRORS_NOT_RETRIED],
+  },
+};
+
+/** Hooks, previews, validation: short, retried a few times. */
+export const hookOptions: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+};
+
+/** `startTurn`: like a hook, but an unknown agent is final. */
+export const startOptions: ActivityOptions = {
+  ...hookOptions,
+  retry: { ...hookOptions.retry, nonRetryableErrorTypes: [FailureType.UnknownAgent] },
+};
+
+// A tool that throws is folded into its result inside the activity, so retries here only cover a
+// worker that died or timed out mid-call; tools get the idempotency key for exactly that case.
+const toolOptions: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  // runTool heartbeats while the tool runs: a worker killed mid-tool is noticed in 30 s, not 10 minutes.
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+};
+
+// Tools marked `local`: run in the workflow's worker, recorded as a marker (no heartbeats there).
+const localToolOptions: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: toolOptions.retry!,
+};
+
+export const acts = proxyActivities<TillerActivities>(modelOptions);
+export const localActs = proxyLocalActivities<TillerActivities>(localToolOptions);
+
+/**
+ * Runs a tool as an activity, or a local activity when it is marked `local`, with the tool's own
+ * timeouts over the defaults. Returns the activity's promise as is (no extra await: concurrent calls
+ * keep the command order of recorded histories).
+ */
+export function runToolActivity(tool: ToolSpec | undefined, request: RunToolRequest): Promise<RunToolResponse> {
+  const name = request.tool;
+  const timeout = tool?.timeout !== undefined && { startToCloseTimeout: tool.timeout };
+  if (tool?.local) {
+    return localActs.runTool.executeWithOptions({ ...localToolOptions, ...timeout, summary: `tool ${name} (local)` }, [
+      request,
+    ]);
+  }
+  const heartbeat = tool?.heartbeatTimeout !== undefined && { heartbeatTimeout: tool.heartbeatTimeout };
+  return acts.runTool.executeWithOptions({ ...toolOptions, ...timeout, ...heartbeat, summary: `tool ${name}` }, [
+    request,
+  ]);
+}

@@ -1,0 +1,43 @@
+/**
+ * The turn's recorder: the one way anything in a turn says what happened. Each event is folded into
+ * the state (what `state` answers), then mirrored where others look — search attributes and current
+ * details (./visibility.ts), the parent's progress, and the metrics (./metrics.ts).
+ */
+import { log } from '@temporalio/workflow';
+import type { TurnEventBody } from '../core/events';
+import type { HookFailure } from '../core/spec';
+import { emit, type TurnState } from '../core/state';
+import { countEvent } from './metrics';
+import { Visibility } from './visibility';
+
+export class TurnRecorder {
+  private visibility: Visibility | undefined;
+  private model = '';
+
+  constructor(readonly state: TurnState) {}
+
+  /** Workflow time as ISO-8601 (deterministic: the SDK replays it). */
+  now(): string {
+    return new Date().toISOString();
+  }
+
+  /** Once the agent is known: where to mirror the state, and the model that labels the metrics. */
+  startMirroring(opts: { model: string; searchAttributes: boolean; parentTurnId?: string }): void {
+    this.model = opts.model;
+    this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId);
+  }
+
+  record(body: TurnEventBody): void {
+    emit(this.state, body, this.now());
+    this.visibility?.sync();
+    countEvent(body, { agent: this.state.agent, model: this.model });
+  }
+
+  /** Hook failures never fail the turn: each is logged and recorded as HOOK_FAILED. */
+  hookFailures(failures: readonly HookFailure[], toolCallId?: string): void {
+    for (const f of failures) {
+      log.warn('hook failed', { hook: f.hook, hookName: f.hookName, error: f.error, toolCallId });
+      this.record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
+    }
+  }
+}
