@@ -19,7 +19,7 @@
 import type { ServerResponse } from 'node:http';
 import type { TurnEvent } from '../core/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
-import type { TurnState } from '../core/schemas';
+import type { TurnState } from '../core/state';
 
 export const REDACTED = '[redacted]';
 /** Fields that carry what a tool was asked to do or returned. */

@@ -16,7 +16,7 @@ export const WEBHOOK_WINDOW_MS = 5 * 60 * 1000;
 /** The prefix of an approver named in a signed webhook body. */
 export const WEBHOOK_APPROVER_PREFIX = 'webhook:';
 
-export type WebhookCheck = { ok: true } | { ok: false; status: 401 | 409; reason: string };
+export type WebhookCheck = { type: 'verified' } | { type: 'refused'; status: 401 | 409; reason: string };
 
 /** The signature header value for a body, as a sender computes it. */
 export function signWebhook(secret: string, timestamp: number | string, rawBody: string | Buffer): string {
@@ -42,28 +42,33 @@ export class WebhookVerifier {
 
   check(timestamp: string | undefined, signature: string | undefined, rawBody: Buffer): WebhookCheck {
     if (!timestamp || !signature) {
-      return { ok: false, status: 401, reason: `${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required` };
+      return {
+        type: 'refused',
+        status: 401,
+        reason: `${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required`,
+      };
     }
-    if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, status: 401, reason: 'bad timestamp' };
+    if (!/^\d{1,12}$/.test(timestamp)) return { type: 'refused', status: 401, reason: 'bad timestamp' };
     const presented = /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim())?.[1];
     const expected = Buffer.from(signWebhook(this.secret, timestamp, rawBody).slice('sha256='.length), 'hex');
     // Compare even a malformed signature (against zeros), so its shape costs the same time.
     const given = presented ? Buffer.from(presented, 'hex') : Buffer.alloc(expected.length);
     const matches = timingSafeEqual(given, expected) && presented !== undefined;
-    if (!matches) return { ok: false, status: 401, reason: 'bad signature' };
+    if (!matches) return { type: 'refused', status: 401, reason: 'bad signature' };
     const now = this.now();
     if (Math.abs(now - Number(timestamp) * 1000) > this.windowMs) {
-      return { ok: false, status: 401, reason: 'timestamp outside the 5-minute window' };
+      return { type: 'refused', status: 401, reason: 'timestamp outside the 5-minute window' };
     }
     this.prune(now);
     const key = expected.toString('hex');
-    if (this.seen.has(key)) return { ok: false, status: 409, reason: 'replayed request: this signature was used' };
+    if (this.seen.has(key))
+      return { type: 'refused', status: 409, reason: 'replayed request: this signature was used' };
     if (this.seen.size >= this.maxRemembered) {
-      return { ok: false, status: 409, reason: 'too many signed requests in the window; try again later' };
+      return { type: 'refused', status: 409, reason: 'too many signed requests in the window; try again later' };
     }
     // Remembered until the timestamp leaves the window: after that the signature is rejected as old.
     this.seen.set(key, Number(timestamp) * 1000 + this.windowMs);
-    return { ok: true };
+    return { type: 'verified' };
   }
 
   private prune(now: number): void {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { mayDecide } from '../../core/approvers';
-import type { TurnState } from '../../core/schemas';
+import type { TurnState } from '../../core/state';
 import { identityOf } from '../auth';
 import { toHttpError } from '../errors';
 import { can, canSeeArgs, type Identity } from '../identity';

@@ -5,7 +5,8 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { hasWorker, noWorkerMessage, turnVisibility } from '../../client/workers';
-import type { Decision, RecordedDecision, TurnState } from '../../core/schemas';
+import type { Decision, RecordedDecision } from '../../core/schemas';
+import type { TurnState } from '../../core/state';
 import { HttpError, toHttpError } from '../errors';
 import type { RouteDeps } from './shared';
 

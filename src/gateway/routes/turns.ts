@@ -1,6 +1,6 @@
 /** A turn's own routes: start one (or a session's next), read its state, cancel it. */
 import type { FastifyInstance } from 'fastify';
-import type { TurnState } from '../../core/schemas';
+import type { TurnState } from '../../core/state';
 import { identityOf } from '../auth';
 import { HttpError, toHttpError } from '../errors';
 import { canSeeArgs, type Identity } from '../identity';

@@ -18,7 +18,7 @@ export function registerWebhookRoute(app: FastifyInstance, verifier: WebhookVeri
         return Array.isArray(v) ? v[0] : v;
       };
       const check = verifier.check(header(TIMESTAMP_HEADER), header(SIGNATURE_HEADER), raw);
-      if (!check.ok) return reply.status(check.status).send({ error: check.reason });
+      if (check.type === 'refused') return reply.status(check.status).send({ error: check.reason });
       let json: unknown;
       try {
         json = JSON.parse(raw.toString('utf8'));
