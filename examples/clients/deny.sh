@@ -14,7 +14,7 @@ reason="${3:-denied from the temporal CLI}"
 # What waits for a human, from visibility (the search attributes Tiller keeps on every turn).
 temporal workflow list --query "TillerStatus = 'awaiting_approval' AND WorkflowId = '$turn'"
 
-# The decision: the same JSON the update takes (DESIGN.md §3). Keep the reason free of double quotes.
+# The decision: the same JSON the update takes (docs/architecture.md, "The wire contract"). Keep the reason free of double quotes.
 temporal workflow signal --workflow-id "$turn" --name decide \
   --input "{\"id\": \"$call\", \"approved\": false, \"reason\": \"$reason\", \"approver\": \"temporal-cli\"}"
 
