@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { BOUNDS, jsonBytes } from '../core/bounds';
 import { resolveConversation } from '../core/conversation';
 import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../core/failures';
 import { modelProgress } from '../core/live-text';
@@ -143,14 +144,19 @@ async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartb
       const delta = choice.delta;
       if (!delta) continue;
       if (typeof delta.content === 'string') {
+        if (content.length + delta.content.length > BOUNDS.modelResponseBytes)
+          bad('streamed text past the size a turn records');
         content += delta.content;
         sawContent ||= delta.content.length > 0;
       }
       for (const tc of delta.tool_calls ?? []) {
+        if (!Number.isInteger(tc.index) || tc.index < 0 || tc.index >= 1_000) bad('a tool call delta with a bad index');
         const slot = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
-        if (tc.id) slot.id = tc.id;
-        if (tc.function?.name) slot.name += tc.function.name;
-        if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+        if (typeof tc.id === 'string' && tc.id) slot.id = tc.id;
+        if (typeof tc.function?.name === 'string') slot.name += tc.function.name;
+        if (typeof tc.function?.arguments === 'string') slot.arguments += tc.function.arguments;
+        if (slot.name.length + slot.arguments.length > BOUNDS.modelResponseBytes)
+          bad('a streamed tool call past the size a turn records');
       }
     }
     // Every chunk proves the call alive; the worker throttles what reaches the server (the batching).
@@ -172,6 +178,36 @@ async function unary(client: OpenAI, req: Prompt, signal: AbortSignal) {
     finishReason: choice.finish_reason ?? undefined,
     usage: completion.usage,
   };
+}
+
+/**
+ * The response as the workflow gets it (and history records it): plain strings where the protocol
+ * says strings, and no bigger than `BOUNDS.modelResponseBytes` — a model that answers with more is
+ * retried like any unusable response, never recorded.
+ */
+function assistantMessage(
+  raw: { content: unknown; calls: { id?: unknown; name?: unknown; arguments?: unknown }[] },
+  call: number,
+): AssistantMessage {
+  if (raw.content !== null && typeof raw.content !== 'string') bad('message content is not a string');
+  const message: AssistantMessage = { role: 'assistant', content: raw.content };
+  if (raw.calls.length > 0) {
+    message.tool_calls = raw.calls.map((c, i) => {
+      if (typeof c.name !== 'string' || !c.name) bad(`tool call ${i} has no function name`);
+      if (c.id !== undefined && c.id !== null && typeof c.id !== 'string') bad(`tool call ${i} has a non-string id`);
+      const args = c.arguments ?? '';
+      if (typeof args !== 'string') bad(`tool call ${i} has arguments that are not a JSON string`);
+      return {
+        id: (c.id as string) || `call_${call}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: args },
+      };
+    });
+  }
+  const bytes = jsonBytes(message);
+  if (bytes > BOUNDS.modelResponseBytes)
+    bad(`${bytes} bytes, more than the ${BOUNDS.modelResponseBytes} a turn records`);
+  return message;
 }
 
 export interface ModelActivityDeps {
@@ -198,17 +234,7 @@ export function createModelActivities({ client }: ModelActivityDeps) {
         const raw = req.stream
           ? await streamed(client, prompt, ctx.cancellationSignal, heartbeat)
           : await unary(client, prompt, ctx.cancellationSignal);
-        const message: AssistantMessage = { role: 'assistant', content: raw.content };
-        if (raw.calls.length > 0) {
-          message.tool_calls = raw.calls.map((c, i) => {
-            if (!c.name) bad(`tool call ${i} has no function name`);
-            return {
-              id: c.id || `call_${req.call}_${i}`,
-              type: 'function',
-              function: { name: c.name, arguments: c.arguments },
-            };
-          });
-        }
+        const message = assistantMessage(raw, req.call);
         const usage = usageOf(raw.usage);
         return {
           message,

@@ -2,6 +2,7 @@
  * The approval gate (docs/architecture.md, "The flow of a turn") as a pure function, plus the texts the model sees when a
  * call does not run. The workflow asks `approvalGate` what to do with each requested tool call.
  */
+import { BOUNDS, clip } from './bounds';
 import type { AgentSpec, ApprovalOutcome, GateSpec } from './spec';
 import type { TrustGrant } from './schemas';
 
@@ -80,5 +81,5 @@ export function truncateResult(text: string, max: number | undefined): string {
 }
 
 export function unknownToolResult(tool: string, known: readonly string[]): string {
-  return `Error: unknown tool "${tool}". Available tools: ${known.join(', ') || '(none)'}.`;
+  return `Error: unknown tool "${clip(tool, BOUNDS.name)}". Available tools: ${known.join(', ') || '(none)'}.`;
 }

@@ -4,6 +4,7 @@
  * Pure: imported by workflow code, activities, the client and the CLI alike.
  */
 import { z } from 'zod';
+import { BOUNDS, clip, deeperThan } from './bounds';
 
 export const WIRE_VERSION = 1;
 
@@ -58,7 +59,10 @@ export type Usage = z.infer<typeof Usage>;
 
 /** A decision as sent by any client (update or signal `decide`). Unknown keys are rejected. */
 export const Decision = z.strictObject({
-  id: z.string().min(1, 'id (the tool call id from pendingApprovals) is required'),
+  id: z
+    .string()
+    .min(1, 'id (the tool call id from pendingApprovals) is required')
+    .max(BOUNDS.name, `id is at most ${BOUNDS.name} characters`),
   approved: z.boolean({ error: 'approved must be true or false' }),
   reason: z.string().max(2000).optional(),
   scope: TrustScope.optional(),
@@ -68,7 +72,10 @@ export const Decision = z.strictObject({
   /** The `argsDigest` the approver saw; when present it must match the pending call. */
   argsDigest: z.string().max(200).optional(),
   /** Approve with edited arguments; validated against the tool's schema before they are accepted. */
-  args: z.record(z.string(), z.unknown()).optional(),
+  args: z
+    .record(z.string(), z.unknown())
+    .refine((args) => !deeperThan(args, BOUNDS.jsonDepth), `args are nested deeper than ${BOUNDS.jsonDepth} levels`)
+    .optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 
@@ -166,7 +173,12 @@ export function emptyUsage(): Usage {
 
 /** One readable line from a zod error, e.g. `approved: approved must be true or false`. */
 export function formatZodError(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+  const text = error.issues
+    .slice(0, 10)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+  // Issues quote the input (unknown keys, paths): bounded, whatever was sent.
+  return clip(text, 1_000);
 }
 
 export interface TurnSummary {
@@ -212,6 +224,19 @@ export const RevokeTrustInput = z.strictObject({
   scope: z.enum(['turn', 'session']).optional(),
 });
 export type RevokeTrustInput = z.infer<typeof RevokeTrustInput>;
+
+/**
+ * The `turnProgress` signal as a parent accepts it: any Temporal client can send one, so it is checked
+ * (bounded sizes) and ignored when it does not fit; what it carries is bounded again when recorded.
+ */
+export const TurnProgressCheck = z.object({
+  turnId: z.string().max(BOUNDS.name),
+  status: TurnStatus,
+  pendingApprovals: z
+    .array(z.looseObject({ id: z.string().max(BOUNDS.name), tool: z.string().max(BOUNDS.name) }))
+    .max(BOUNDS.jsonEntries),
+  usage: Usage.optional(),
+});
 
 /** What a child turn tells its parent (a session, or the turn that started it as a sub-agent) on each change. */
 export interface TurnProgress {

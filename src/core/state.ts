@@ -3,6 +3,7 @@
  * Pure and deterministic (runs inside the workflow sandbox); mutates the state object in place
  * because a turn's state is owned by exactly one workflow and copying it per event would be O(n²).
  */
+import { boundJson, BOUNDS, clip, jsonBytes } from './bounds';
 import type { TurnEvent, TurnEventBody } from './events';
 import {
   emptyUsage,
@@ -258,4 +259,30 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
 /** Events with `seq` greater than `afterSeq` (for followers that poll the state). */
 export function eventsSince(state: TurnState, afterSeq: number): TurnEvent[] {
   return state.events.filter((e) => e.seq > afterSeq);
+}
+
+/**
+ * The state as the `state` query answers it (and a turn's result carries its calls): under
+ * `BOUNDS.stateBytes` whatever the turn went through. Usually the state itself; past the budget the
+ * oldest events go first (`eventCount` still counts them), then long call results and arguments are
+ * clipped, newest calls kept whole longest.
+ */
+export function budgetedState(state: TurnState, maxBytes: number = BOUNDS.stateBytes): TurnState {
+  const total = jsonBytes(state);
+  if (total <= maxBytes) return state;
+  let excess = total - maxBytes;
+  let dropped = 0;
+  while (dropped < state.events.length && excess > 0) excess -= jsonBytes(state.events[dropped++]) + 1;
+  const view: TurnState = { ...state, events: state.events.slice(dropped) };
+  if (excess <= 0) return view;
+  for (const limit of [BOUNDS.text, 200]) {
+    if (jsonBytes(view) <= maxBytes) return view;
+    view.toolCalls = view.toolCalls.map((c) => ({
+      ...c,
+      args: boundJson(c.args, limit),
+      ...(c.result !== undefined && { result: clip(c.result, limit) }),
+    }));
+    if (view.output !== undefined) view.output = clip(view.output, limit * 10);
+  }
+  return view;
 }

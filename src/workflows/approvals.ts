@@ -33,6 +33,8 @@ interface Waiter {
 
 export interface DeskDeps {
   recorder: TurnRecorder;
+  /** The agent's limit on a call's arguments (JSON characters): edited ones must fit too. */
+  maxArgsChars?(): number | undefined;
   /** Validates edited arguments against the tool's schema (an activity: the schema lives in the worker). */
   validateArgs(tool: string, args: unknown): Promise<ValidateArgsResponse>;
   /** Fires the `onApprovalPending` hooks (an activity), when the agent has any. */
@@ -83,6 +85,10 @@ export class ApprovalDesk {
     }
     if (decision.args !== undefined && !decision.approved) {
       return rejected('edited args are only meaningful when approving');
+    }
+    const maxArgs = this.deps.maxArgsChars?.();
+    if (decision.args !== undefined && maxArgs !== undefined && JSON.stringify(decision.args).length > maxArgs) {
+      return rejected(`edited args are longer than the ${maxArgs} characters this agent accepts`);
     }
     if (decision.approved && (decision.scope === 'turn' || decision.scope === 'session') && waiter.gate.neverTrust) {
       return rejected(`${waiter.call.tool} can never be trusted beyond one call; decide with scope "once"`);
@@ -294,8 +300,9 @@ function describePayload(raw: unknown): { id?: string; approver?: string } {
 export function deskActivities(
   recorder: TurnRecorder,
   agent: () => AgentSpec | undefined,
-): Pick<DeskDeps, 'validateArgs' | 'notifyPending'> {
+): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'maxArgsChars'> {
   return {
+    maxArgsChars: () => agent()?.limits?.maxToolArgChars,
     validateArgs(tool, args) {
       if (!agent()?.tools.some((t) => t.name === tool && t.subAgent)) {
         return acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [

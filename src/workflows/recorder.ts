@@ -1,9 +1,11 @@
 /**
- * The turn's recorder: the one way anything in a turn says what happened. Each event is folded into
+ * The turn's recorder: the one way anything in a turn says what happened. Each event is bounded
+ * (every string clipped by what it holds, JSON values bounded: src/core/bounds.ts) and folded into
  * the state (what `state` answers), then mirrored where others look — search attributes and current
  * details (./visibility.ts), the parent's progress, and the metrics (./metrics.ts).
  */
 import { log } from '@temporalio/workflow';
+import { boundEvent } from '../core/bounds';
 import type { TurnEventBody } from '../core/events';
 import type { HookFailure } from '../core/spec';
 import { emit, type TurnState } from '../core/state';
@@ -28,7 +30,7 @@ export class TurnRecorder {
   }
 
   record(body: TurnEventBody): void {
-    emit(this.state, body, this.now());
+    emit(this.state, boundEvent(body), this.now());
     this.visibility?.sync();
     countEvent(body, { agent: this.state.agent, model: this.model });
   }

@@ -20,6 +20,7 @@ import {
   RevokeTrustInput,
   SendInput,
   SessionInput,
+  TurnProgressCheck,
   WIRE_VERSION,
   type SessionCarry,
   type SessionState,
@@ -40,6 +41,7 @@ import {
   WORKFLOW_TYPE_TURN,
   type AgentTurnWorkflow,
 } from '../contract';
+import { boundEvent } from '../core/bounds';
 import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
@@ -142,7 +144,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   setHandler(
     turnProgressSignal,
     (progress) => {
-      if (current && progress.turnId === current.turnId) current = progress;
+      if (!TurnProgressCheck.safeParse(progress).success) return; // not from a turn of ours
+      if (current && progress.turnId === current.turnId) current = boundEvent(progress);
     },
     { description: TURN_PROGRESS_DESCRIPTION },
   );

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWorkflow } from '../contract';
 import { describeFailure, turnResultOf } from '../core/failures';
-import { emptyUsage, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
+import { emptyUsage, TurnProgressCheck, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { subAgentErrorResult, subAgentTurnId } from '../core/subagents';
 import type { TurnRecorder } from './recorder';
@@ -45,6 +45,7 @@ export class SubAgents {
 
   /** The `turnProgress` signal from a child: records what it now waits for (only on change). */
   onProgress(progress: TurnProgress): void {
+    if (!TurnProgressCheck.safeParse(progress).success) return; // not from a child of ours
     const child = this.state.children?.[progress.turnId];
     if (!child || child.endedAt !== undefined) return;
     if (progress.usage) this.reported[progress.turnId] = progress.usage;

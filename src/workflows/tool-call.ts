@@ -99,6 +99,11 @@ export class ToolCall {
     return content;
   }
 
+  /** Fails the call without running anything (e.g. one call too many in a response). */
+  refuse(error: string): string {
+    return this.fail(error);
+  }
+
   /** Records the call as failed; returns what the model reads (the error itself unless said otherwise). */
   private fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number } = {}): string {
     this.turn.recorder.record({

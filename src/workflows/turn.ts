@@ -26,7 +26,8 @@ import {
 import { describeFailure, FailureType, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
-import { createTurnState } from '../core/state';
+import { budgetedState, createTurnState } from '../core/state';
+import { BOUNDS } from '../core/bounds';
 import { CallIds } from '../core/call-ids';
 import { acts, modelOptions, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
@@ -54,7 +55,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const subAgents = new SubAgents(recorder);
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
 
-  setHandler(stateQuery, () => state, { description: STATE_DESCRIPTION });
+  setHandler(stateQuery, () => budgetedState(state), { description: STATE_DESCRIPTION });
   setHandler(
     decideUpdate,
     async (decision) => {
@@ -152,7 +153,12 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
       }
       // Calls from one response run concurrently; their results go back in the model's order.
-      const results = await Promise.all(calls.map((c) => new ToolCall(scope, c.id, c.name, c.raw).run()));
+      const results = await Promise.all(
+        calls.map((c, i) => {
+          const toolCall = new ToolCall(scope, c.id, c.name, c.raw);
+          return i < BOUNDS.callsPerResponse ? toolCall.run() : toolCall.refuse(tooMany(calls.length));
+        }),
+      );
       conversation.addToolResults(message, results);
     }
   }
@@ -160,7 +166,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const result = (status: TurnResult['status']): TurnResult => ({
     output: state.output ?? '',
     usage: state.usage,
-    toolCalls: state.toolCalls,
+    toolCalls: budgetedState(state).toolCalls,
     status,
     trust: state.trust,
     ...(state.error !== undefined && { error: state.error }),
@@ -187,6 +193,9 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     });
   }
 }
+
+const tooMany = (n: number) =>
+  `Error: ${n} tool calls in one response; the first ${BOUNDS.callsPerResponse} ran, this one did not. Ask for fewer at a time.`;
 
 function parseInput(raw: TurnInput): TurnInput {
   const parsed = TurnInput.safeParse(raw);

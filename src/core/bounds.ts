@@ -1,0 +1,158 @@
+/**
+ * Bounds on everything a turn keeps: untrusted input (model output, decisions from any Temporal client,
+ * signals, MCP servers) is clipped before it is recorded, JSON is walked without recursion and refused
+ * past a documented depth, and the `state` query's answer stays under a byte budget whatever happened.
+ * Pure and iterative (no call stack proportional to the input): safe in workflow code.
+ */
+
+export const BOUNDS = {
+  /** Names and ids: tools, tool call ids, approvers, agents, hooks, turn ids. */
+  name: 200,
+  /** Short texts: reasons, errors, previews, descriptions of rejected input. */
+  text: 4_000,
+  /** Long texts: model text, tool results and the answer as events and state show them. */
+  long: 100_000,
+  /** Strings inside JSON values shown in state (arguments, edited arguments). */
+  jsonString: 2_000,
+  /** Entries per array or object, and values in all, of a JSON value shown in state. */
+  jsonEntries: 100,
+  jsonNodes: 2_000,
+  /** Nesting of JSON the turn accepts at all (tool arguments, edited arguments): deeper is refused. */
+  jsonDepth: 64,
+  /** Tool calls run from one model response; the rest fail at once (the model reads why). */
+  callsPerResponse: 64,
+  /** A model response, as JSON (it is recorded in history as the activity's result). */
+  modelResponseBytes: 1_000_000,
+  /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
+  stateBytes: 1_000_000,
+} as const;
+
+/** `text` cut to `max` characters with a marker that says how long it was. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = `…[clipped by Tiller: ${text.length} characters]`;
+  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+}
+
+/** True when `value` nests arrays/objects deeper than `limit` (walked iteratively). */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length) {
+    const { value: v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(v)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+const TRUNCATED = '[…]';
+
+/**
+ * A bounded copy of a JSON value for display: strings clipped, at most `jsonEntries` entries per
+ * level and `jsonNodes` values in all, nesting cut at `jsonDepth` (marked). Built iteratively.
+ */
+export function boundJson(value: unknown, maxString: number = BOUNDS.jsonString): unknown {
+  let nodes = 0;
+  const copy = (v: unknown): unknown => (typeof v === 'string' ? clip(v, maxString) : v);
+  if (value === null || typeof value !== 'object') return copy(value);
+  const root: unknown = Array.isArray(value) ? [] : {};
+  const stack: { from: object; to: Record<string, unknown> | unknown[]; depth: number }[] = [
+    { from: value, to: root as Record<string, unknown>, depth: 1 },
+  ];
+  while (stack.length) {
+    const { from, to, depth } = stack.pop()!;
+    const entries = Object.entries(from);
+    entries.slice(0, BOUNDS.jsonEntries).forEach(([key, child]) => {
+      nodes++;
+      let out: unknown;
+      if (nodes > BOUNDS.jsonNodes) out = TRUNCATED;
+      else if (child === null || typeof child !== 'object') out = copy(child);
+      else if (depth >= BOUNDS.jsonDepth) out = TRUNCATED;
+      else {
+        out = Array.isArray(child) ? [] : {};
+        stack.push({ from: child, to: out as Record<string, unknown>, depth: depth + 1 });
+      }
+      if (Array.isArray(to)) to.push(out);
+      else to[clip(key, BOUNDS.name)] = out;
+    });
+    if (entries.length > BOUNDS.jsonEntries) {
+      const more = `[${entries.length - BOUNDS.jsonEntries} more]`;
+      if (Array.isArray(to)) to.push(more);
+      else to['…'] = more;
+    }
+  }
+  return root;
+}
+
+/** UTF-8 length of `text` without encoding it. */
+export function utf8Length(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\u0000-\u007f]/.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** UTF-8 size of a value as JSON. */
+export function jsonBytes(value: unknown): number {
+  return utf8Length(JSON.stringify(value) ?? '');
+}
+
+/** Event fields that hold names or ids, and those that may hold long text (others: short text). */
+const NAME_KEYS = new Set([
+  'toolCallId',
+  'tool',
+  'agent',
+  'approver',
+  'approvers',
+  'escalatesTo',
+  'id',
+  'name',
+  'childTurnId',
+  'turnId',
+  'hookName',
+  'hook',
+  'model',
+  'argsDigest',
+  'tools',
+  'finishReason',
+]);
+const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content']);
+/** Fields that hold arbitrary JSON from outside (the model's arguments, an approver's edit). */
+const JSON_KEYS = new Set(['args']);
+
+/**
+ * A copy of an event body with every string clipped by what its field holds and every JSON value
+ * bounded (`boundJson`). Walked iteratively; the shape of the event is kept.
+ */
+export function boundEvent<T extends object>(body: T): T {
+  const root = { ...body } as Record<string, unknown>;
+  const stack: { obj: Record<string, unknown> | unknown[]; key: string }[] = [{ obj: root, key: '' }];
+  while (stack.length) {
+    const { obj, key: parentKey } = stack.pop()!;
+    const keys = Array.isArray(obj) ? obj.map((_, i) => i) : Object.keys(obj);
+    for (const k of keys) {
+      const key = typeof k === 'number' ? parentKey : k;
+      const value = (obj as Record<string | number, unknown>)[k];
+      let out = value;
+      if (JSON_KEYS.has(key)) out = boundJson(value);
+      else if (typeof value === 'string') {
+        out = clip(value, NAME_KEYS.has(key) ? BOUNDS.name : LONG_KEYS.has(key) ? BOUNDS.long : BOUNDS.text);
+      } else if (value !== null && typeof value === 'object') {
+        out = Array.isArray(value) ? [...value] : { ...value };
+        stack.push({ obj: out as Record<string, unknown>, key });
+      }
+      (obj as Record<string | number, unknown>)[k] = out;
+    }
+  }
+  return root as T;
+}
