@@ -1,0 +1,150 @@
+/**
+ * Hostile input against a real worker and dev server (issue "Hostile inputs cannot wedge, bloat, kill or
+ * bypass a turn"): each case reproduces what was seen, and asserts the turn reaches a defined state,
+ * `state` answers and stays small, no workflow task failed, and a gated tool never ran undecided.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
+import { BOUNDS, jsonBytes } from '../../src/core/bounds';
+import type { TurnState } from '../../src/core/state';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** Workflow tasks that failed (a stack overflow, a payload that could not be handled…): must be none. */
+async function failedWorkflowTasks(turnId: string): Promise<number> {
+  const history = await h.client.workflow.getHandle(turnId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).length;
+}
+
+const sentinel = () => {
+  const file = path.join(h.workspace, 'keep.txt');
+  fs.writeFileSync(file, 'precious\n');
+  return file;
+};
+
+/** Runs a turn of the demo assistant against a scripted first response; returns its final state. */
+async function turn(label: string, first: object, then: (turnId: string) => Promise<void> = async () => undefined) {
+  h.model.setScript([first, { content: 'done' }]);
+  h.model.requests.length = 0;
+  const turnId = h.turnId(label);
+  return h.withWorker(async () => {
+    await h.tiller.startTurn({ agent: 'assistant', input: 'go', turnId });
+    await then(turnId);
+    const result = await h.tiller.result(turnId);
+    const state = await h.tiller.state(turnId);
+    return { turnId, result, state, failedTasks: await failedWorkflowTasks(turnId) };
+  });
+}
+
+const deleteCall = (s: TurnState) => s.toolCalls.find((c) => c.name === 'delete_file');
+
+test('a gated call whose arguments nest 20,000 levels deep fails as a tool error; no stack overflow, nothing ran', async () => {
+  const file = sentinel();
+  const depth = 20_000;
+  const args = `{"path":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  expect(args.length).toBeLessThan(64 * 1024); // under the agent's argument cap
+  const { result, state, failedTasks } = await turn('deep-args', {
+    toolCalls: [{ id: 'd1', name: 'delete_file', arguments: args }],
+  });
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(deleteCall(state)).toMatchObject({ status: 'failed' });
+  expect(deleteCall(state)!.error).toContain(`nested deeper than ${BOUNDS.jsonDepth} levels`);
+  expect(fs.existsSync(file)).toBe(true);
+  const tool = h.model.requests[1]!.body.messages.find((m: any) => m.role === 'tool');
+  expect(tool.content).toContain('not valid JSON (nested deeper than 64 levels)');
+});
+
+test('a tool call whose name and id are 300 KB each is recorded bounded; state stays small, the model is told', async () => {
+  const huge = (c: string) => c.repeat(300_000);
+  const { result, state, failedTasks } = await turn('huge-name', {
+    toolCalls: [{ id: huge('i'), name: huge('n'), arguments: {} }],
+  });
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(state.toolCalls).toHaveLength(1);
+  expect(state.toolCalls[0]!.id.length).toBeLessThanOrEqual(64);
+  expect(state.toolCalls[0]!.name.length).toBeLessThanOrEqual(BOUNDS.name);
+  expect(state.toolCalls[0]!.status).toBe('failed');
+  expect(jsonBytes(state)).toBeLessThan(50_000);
+  // The model gets its own id back (it must match its request), and a bounded error.
+  const tool = h.model.requests[1]!.body.messages.find((m: any) => m.role === 'tool');
+  expect(tool.tool_call_id === huge('i')).toBe(true);
+  expect(tool.content.length).toBeLessThan(1_000);
+});
+
+test('decide signals with ~1 MB ids, approvers and reasons are rejected and recorded bounded; the call still waits', async () => {
+  const file = sentinel();
+  const { result, state, failedTasks } = await turn(
+    'big-signals',
+    { toolCalls: [{ id: 'g1', name: 'delete_file', arguments: { path: 'keep.txt' } }] },
+    async (turnId) => {
+      await waitForState(h.tiller, turnId, awaitingApproval);
+      const mb = 'm'.repeat(1_000_000);
+      await h.tiller.signalDecision(turnId, { id: mb, approved: true });
+      await h.tiller.signalDecision(turnId, { id: 'g1', approved: true, approver: mb });
+      await h.tiller.signalDecision(turnId, { id: 'g1', approved: false, reason: mb });
+      const seen = await waitForState(
+        h.tiller,
+        turnId,
+        (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 3,
+      );
+      expect(seen.status).toBe('awaiting_approval');
+      expect(jsonBytes(seen)).toBeLessThan(60_000);
+      for (const e of seen.events.filter((e) => e.type === 'DECISION_REJECTED'))
+        expect(jsonBytes(e)).toBeLessThan(8_000);
+      await h.tiller.deny(turnId, 'g1', { reason: 'no' });
+    },
+  );
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(deleteCall(state)).toMatchObject({ status: 'denied' });
+  expect(fs.existsSync(file)).toBe(true);
+});
+
+test('edited args nested past the bound are refused on both channels, bounded; the call still waits', async () => {
+  const file = sentinel();
+  let deep: unknown = 'x';
+  for (let i = 0; i < 1_000; i++) deep = [deep];
+  const { result, failedTasks } = await turn(
+    'deep-decision',
+    { toolCalls: [{ id: 'g2', name: 'delete_file', arguments: { path: 'keep.txt' } }] },
+    async (turnId) => {
+      await waitForState(h.tiller, turnId, awaitingApproval);
+      await expect(
+        h.tiller.decide(turnId, { id: 'g2', approved: true, args: { path: deep as string } }),
+      ).rejects.toThrow(/nested deeper than 64 levels/);
+      await h.tiller.signalDecision(turnId, { id: 'g2', approved: true, args: { path: deep } });
+      const seen = await waitForState(h.tiller, turnId, (s) => s.events.some((e) => e.type === 'DECISION_REJECTED'));
+      expect(seen.status).toBe('awaiting_approval');
+      await h.tiller.deny(turnId, 'g2');
+    },
+  );
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(fs.existsSync(file)).toBe(true);
+});
+
+test('200 calls in one response: the first 64 run, the rest fail with a reason the model reads', async () => {
+  fs.writeFileSync(path.join(h.workspace, 'r.txt'), 'r\n');
+  const calls = Array.from({ length: 200 }, (_, i) => ({
+    id: `r${i}`,
+    name: 'read_file',
+    arguments: { path: 'r.txt' },
+  }));
+  const { result, state, failedTasks } = await turn('many-calls', { toolCalls: calls });
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(state.toolCalls.filter((c) => c.status === 'succeeded')).toHaveLength(BOUNDS.callsPerResponse);
+  const refused = state.toolCalls.filter((c) => c.status === 'failed');
+  expect(refused).toHaveLength(200 - BOUNDS.callsPerResponse);
+  expect(refused[0]!.error).toContain('200 tool calls in one response');
+  expect(jsonBytes(state)).toBeLessThanOrEqual(BOUNDS.stateBytes);
+});
