@@ -113,7 +113,15 @@ export class TillerPlugin extends SimplePlugin {
         ...(mcp && { mcp }),
       }),
       // Closes the MCP connections (ending stdio servers' processes) however the worker's run ends.
-      ...(mcp && { runContext: (next: () => Promise<void>) => next().finally(() => mcp.close()) }),
+      ...(mcp && {
+        runContext: async (next: () => Promise<void>) => {
+          try {
+            await next();
+          } finally {
+            await mcp.close();
+          }
+        },
+      }),
     });
     this.mcp = mcp;
     this.workflowBundle = opts.workflowBundle;
