@@ -4,6 +4,7 @@
  * and offline demos in `tiller/testing`.
  */
 export { createWorker, defaultTools, workflowsPath, type CreateWorkerOptions } from './worker';
+export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
 export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
 export type { TillerHooks, AgentStartContext, ToolEndContext } from './agents/hooks';
 export { assistant } from './agents/assistant';

@@ -26,7 +26,10 @@ import {
 import type { WorkerOptions } from '@temporalio/worker';
 import { GenAiActivityInterceptor } from './genai';
 
-/** The workflow interceptor module to bundle (createWorker adds it; prebuilt bundles must include it). */
+/**
+ * The workflow interceptor module to bundle (the Tiller plugin adds it when the worker bundles, and to
+ * `bundleWorkflowCode({ plugins: [tillerPlugin] })`; other prebuilt bundles must include it).
+ */
 export const WORKFLOW_TRACING_MODULE =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 

@@ -1,0 +1,186 @@
+/**
+ * Tiller as a Temporal worker plugin (`@temporalio/plugin`'s `SimplePlugin`), to combine with other
+ * plugins on a worker of your own:
+ *
+ *   Worker.create({ connection, taskQueue, plugins: [createTillerPlugin({ agents, tools }), otherPlugin] })
+ *
+ * It brings Tiller's workflows, the activities built from agents, tools, hooks, the model client and
+ * the MCP servers, the tracing interceptors and span sink, the live-text heartbeat interval, the
+ * payload codec from env, and the MCP connections' lifecycle (closed when the worker's `run()` ends).
+ * `createWorker` is this plugin on a worker with Tiller's connection and task queue defaults.
+ *
+ * Every setting is layered: the option given here, else the env, else a built-in default. Worker
+ * options the user sets themselves (in `Worker.create` or an earlier plugin) win over the plugin's
+ * defaults: the workflows, the data converter, `maxHeartbeatThrottleInterval`, a sink of the same name.
+ */
+import { SimplePlugin } from '@temporalio/plugin';
+import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { createActivities } from './activities';
+import { openAIFromEnv } from './activities/model';
+import type { AgentDefinition } from './agents/define';
+import { assistant } from './agents/assistant';
+import type { TillerHooks } from './agents/hooks';
+import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
+import { dataConverterFromEnv } from './codec/encryption';
+import { defaultModel } from './config';
+import type { McpServerConfig } from './mcp/config';
+import { McpPool } from './mcp/pool';
+import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
+import type { ToolDefinition } from './tools/define';
+import { fileTools } from './tools/files';
+
+/** Tiller's workflows, to bundle (`bundleWorkflowCode({ workflowsPath, plugins: [tillerPlugin] })`). */
+export const workflowsPath = require.resolve('./workflows');
+
+export function defaultTools(): ToolDefinition<any>[] {
+  const { readFile, deleteFile } = fileTools();
+  return [readFile, deleteFile];
+}
+
+export interface TillerPluginOptions {
+  /** Defaults to the demo agent `assistant`. */
+  agents?: AgentDefinition[];
+  /** Defaults to the demo tools `read_file` and `delete_file`. */
+  tools?: ToolDefinition<any>[];
+  /** Hooks applied to every agent, after the agent's own. */
+  hooks?: TillerHooks[];
+  /**
+   * MCP servers whose tools agents may use, as `<server>__<tool>` in `tools` or all of them with
+   * `mcp: ['<server>']`. Stdio (`{ name, command, args?, env?, cwd? }`) or streamable HTTP
+   * (`{ name, url, headers? }`); connected on first use, closed when the worker's `run()` ends — so
+   * one plugin serves one worker.
+   */
+  mcpServers?: McpServerConfig[];
+  /**
+   * OpenTelemetry tracing (see src/observability/tracing.ts); defaults to the standard `OTEL_*` env
+   * (off unless `OTEL_TRACES_EXPORTER` is set); `false` turns it off. A prebuilt bundle must contain
+   * WORKFLOW_TRACING_MODULE: build it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
+   */
+  tracing?: Tracing | false;
+  /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
+  openai?: OpenAI;
+  /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
+  model?: string;
+  /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
+  searchAttributes?: boolean;
+  /**
+   * A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start; without one
+   * the worker bundles Tiller's {@link workflowsPath}. Workflows set on the worker itself win.
+   */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Payload encryption and conversion, when the worker sets none; defaults to `TILLER_ENCRYPTION_KEYS`
+   * (see src/codec/encryption.ts).
+   */
+  dataConverter?: WorkerOptions['dataConverter'];
+}
+
+/** Agents may only name registered tools and configured MCP servers (MCP tools are checked when a turn starts). */
+function checkAgents(agents: readonly AgentDefinition[], tools: readonly ToolDefinition<any>[], mcp?: McpPool): void {
+  const toolNames = new Set(tools.map((t) => t.name));
+  for (const agent of agents) {
+    const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
+    if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
+    const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));
+    if (servers.length) throw new Error(`agent ${agent.name} uses unconfigured MCP servers: ${servers.join(', ')}`);
+  }
+}
+
+export class TillerPlugin extends SimplePlugin {
+  /** The MCP connections, when `mcpServers` are configured; closed when the worker's `run()` ends. */
+  readonly mcp: McpPool | undefined;
+  private readonly workflowBundle: WorkerOptions['workflowBundle'];
+  private readonly dataConverter: WorkerOptions['dataConverter'];
+  private readonly traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> | undefined;
+
+  /** Throws when an agent names a tool or MCP server that is not configured, or when the env is invalid. */
+  constructor(opts: TillerPluginOptions = {}) {
+    const agents = opts.agents ?? [assistant];
+    const tools = opts.tools ?? defaultTools();
+    const mcp = opts.mcpServers?.length ? new McpPool(opts.mcpServers) : undefined;
+    checkAgents(agents, tools, mcp);
+    super({
+      name: 'tiller',
+      // Added to the worker's own activities.
+      activities: createActivities({
+        agents,
+        tools,
+        hooks: opts.hooks ?? [],
+        openai: opts.openai ?? openAIFromEnv(),
+        defaultModel: opts.model ?? defaultModel(),
+        searchAttributes: opts.searchAttributes ?? true,
+        ...(mcp && { mcp }),
+      }),
+      // Closes the MCP connections (ending stdio servers' processes) however the worker's run ends.
+      ...(mcp && {
+        runContext: async (next: () => Promise<void>) => {
+          try {
+            await next();
+          } finally {
+            await mcp.close();
+          }
+        },
+      }),
+    });
+    this.mcp = mcp;
+    this.workflowBundle = opts.workflowBundle;
+    this.dataConverter = opts.dataConverter ?? dataConverterFromEnv();
+    const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing || undefined;
+    this.traced = tracing && tracingWorkerOptions(tracing);
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    return super.configureWorker({
+      ...this.withTiller(options),
+      // Heartbeats carry a streaming model call's text to followers (src/core/live-text.ts): send
+      // them at most every 100 ms rather than 0.8 × the heartbeat timeout.
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? LIVE_TEXT_HEARTBEAT_MS,
+    });
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    return super.configureReplayWorker(this.withTiller(options));
+  }
+
+  /** A bundle built with this plugin contains the tracing workflow interceptors when tracing is on. */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const modules = this.traced?.interceptors?.workflowModules ?? [];
+    return super.configureBundler(
+      modules.length
+        ? { ...options, workflowInterceptorModules: [...modules, ...(options.workflowInterceptorModules ?? [])] }
+        : options,
+    );
+  }
+
+  /** The workflows, data converter, and with tracing the interceptors and the span sink (Tiller's first). */
+  private withTiller<T extends WorkerOptions | ReplayWorkerOptions>(options: T): T {
+    const workflowBundle = options.workflowBundle ?? this.workflowBundle;
+    const dataConverter = options.dataConverter ?? this.dataConverter;
+    const traced = this.traced;
+    return {
+      ...options,
+      ...(workflowBundle ? { workflowBundle } : { workflowsPath: options.workflowsPath ?? workflowsPath }),
+      ...(dataConverter && { dataConverter }),
+      ...(traced && {
+        interceptors: {
+          ...options.interceptors,
+          activity: [...(traced.interceptors?.activity ?? []), ...(options.interceptors?.activity ?? [])],
+          // A prebuilt bundle must already contain the module (see WORKFLOW_TRACING_MODULE).
+          ...(!workflowBundle && {
+            workflowModules: [
+              ...(traced.interceptors?.workflowModules ?? []),
+              ...(options.interceptors?.workflowModules ?? []),
+            ],
+          }),
+        },
+        sinks: { ...traced.sinks, ...options.sinks },
+      }),
+    };
+  }
+}
+
+/** Tiller as a worker plugin; see {@link TillerPluginOptions} for the options and their defaults. */
+export function createTillerPlugin(opts: TillerPluginOptions = {}): TillerPlugin {
+  return new TillerPlugin(opts);
+}
