@@ -22,7 +22,7 @@ import type { AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
-import { dataConverterFromEnv } from './codec/encryption';
+import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
 import { defaultModel } from './config';
 import type { McpServerConfig } from './mcp/config';
 import { McpPool } from './mcp/pool';
@@ -125,7 +125,7 @@ export class TillerPlugin extends SimplePlugin {
     });
     this.mcp = mcp;
     this.workflowBundle = opts.workflowBundle;
-    this.dataConverter = opts.dataConverter ?? dataConverterFromEnv();
+    this.dataConverter = opts.dataConverter ?? dataConverterFromEnv(process.env, workerCodecOptions());
     const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing || undefined;
     this.traced = tracing && tracingWorkerOptions(tracing);
   }

@@ -7,6 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { REFUSED_PAYLOAD_KEY } from '../core/failures';
 
 export const ENCODING = 'binary/encrypted';
 export const METADATA_KEY_ID = 'encryption-key-id';
@@ -24,12 +25,31 @@ export interface EncryptionKey {
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array | null | undefined) => (b ? new TextDecoder().decode(b) : undefined);
 
+/**
+ * What a worker that requires encryption decodes a plaintext or undecryptable payload into: a value
+ * every Tiller schema refuses with this reason (a decision is rejected and recorded, a turn input is
+ * invalid), instead of acting on it — or failing the workflow task over and over on a bad key.
+ */
+export { REFUSED_PAYLOAD_KEY };
+
+export interface AesGcmCodecOptions {
+  /**
+   * Decode only what was encrypted with a known key (workers, by default when keys are set): a
+   * plaintext payload from a client without the key, or one that does not decrypt, becomes
+   * `{ tillerRefusedPayload: "<why>" }`. Off for clients and the codec server, which show what they get.
+   */
+  requireEncryption?: boolean;
+}
+
 export class AesGcmCodec implements PayloadCodec {
   private readonly byId: Map<string, Uint8Array>;
   private readonly encodeWith: EncryptionKey;
 
   /** `keys[0]` encodes; every key decodes. */
-  constructor(keys: readonly EncryptionKey[]) {
+  constructor(
+    keys: readonly EncryptionKey[],
+    private readonly options: AesGcmCodecOptions = {},
+  ) {
     if (keys.length === 0) throw new Error('AesGcmCodec needs at least one key');
     for (const k of keys) {
       if (k.key.length !== 32) throw new Error(`encryption key ${k.id} must be 32 bytes, not ${k.key.length}`);
@@ -57,22 +77,33 @@ export class AesGcmCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      if (str(payload.metadata?.encoding) !== ENCODING) return payload;
-      const keyId = str(payload.metadata?.[METADATA_KEY_ID]);
-      const key = keyId === undefined ? undefined : this.byId.get(keyId);
-      if (!key) throw new Error(`payload encrypted with unknown key id ${keyId ?? '(none)'}`);
-      const data = Buffer.from(payload.data ?? []);
-      const iv = data.subarray(0, IV_BYTES);
-      const tag = data.subarray(data.length - TAG_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
-      decipher.setAuthTag(tag);
-      const plain = Buffer.concat([
-        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-      return temporal.api.common.v1.Payload.decode(plain);
+      if (!this.options.requireEncryption) return this.decodeOne(payload);
+      if (str(payload.metadata?.encoding) !== ENCODING) return refused('the payload was not encrypted');
+      try {
+        return this.decodeOne(payload);
+      } catch (err) {
+        return refused(`the payload could not be decrypted (${err instanceof Error ? err.message : String(err)})`);
+      }
     });
   }
+
+  private decodeOne(payload: Payload): Payload {
+    if (str(payload.metadata?.encoding) !== ENCODING) return payload;
+    const keyId = str(payload.metadata?.[METADATA_KEY_ID]);
+    const key = keyId === undefined ? undefined : this.byId.get(keyId);
+    if (!key) throw new Error(`payload encrypted with unknown key id ${(keyId ?? '(none)').slice(0, 100)}`);
+    const data = Buffer.from(payload.data ?? []);
+    const iv = data.subarray(0, IV_BYTES);
+    const tag = data.subarray(data.length - TAG_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAuthTag(tag);
+    const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+    return temporal.api.common.v1.Payload.decode(plain);
+  }
+}
+
+function refused(why: string): Payload {
+  return { metadata: { encoding: text('json/plain') }, data: text(JSON.stringify({ [REFUSED_PAYLOAD_KEY]: why })) };
 }
 
 /**
@@ -92,8 +123,19 @@ export function keysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey
   });
 }
 
-/** The data converter for clients, workers and the gateway alike; `undefined` when encryption is off. */
-export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+/**
+ * The data converter for clients, workers and the gateway alike; `undefined` when encryption is off.
+ * Workers pass `{ requireEncryption: true }` unless `TILLER_ALLOW_PLAINTEXT=1` (see `AesGcmCodecOptions`).
+ */
+export function dataConverterFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: AesGcmCodecOptions = {},
+): DataConverter | undefined {
   const keys = keysFromEnv(env);
-  return keys.length ? { payloadCodecs: [new AesGcmCodec(keys)] } : undefined;
+  return keys.length ? { payloadCodecs: [new AesGcmCodec(keys, options)] } : undefined;
+}
+
+/** A worker's codec options from the env: encryption required when keys are set, unless explicitly allowed. */
+export function workerCodecOptions(env: NodeJS.ProcessEnv = process.env): AesGcmCodecOptions {
+  return { requireEncryption: env.TILLER_ALLOW_PLAINTEXT !== '1' };
 }

@@ -79,3 +79,15 @@ export function turnResultOf(failure: unknown): TurnResult | undefined {
 export function rejection(type: FailureType, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message: clip(message, BOUNDS.text), nonRetryable: true });
 }
+
+/**
+ * The key of the value a worker that requires encryption decodes a plaintext or undecryptable payload
+ * into (src/codec/encryption.ts); `refusedPayload` says why, for the rejection.
+ */
+export const REFUSED_PAYLOAD_KEY = 'tillerRefusedPayload';
+
+export function refusedPayload(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object' || !(REFUSED_PAYLOAD_KEY in value)) return undefined;
+  const why = (value as Record<string, unknown>)[REFUSED_PAYLOAD_KEY];
+  return `${typeof why === 'string' ? clip(why, 300) : 'refused'}; this worker requires encrypted payloads`;
+}

@@ -9,6 +9,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { argsDigest } from '../core/digest';
 import { deniedResult, timedOutResult } from '../core/policy';
+import { refusedPayload } from '../core/failures';
 import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
 import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
 import { subAgentInput } from '../core/subagents';
@@ -63,6 +64,8 @@ export class ApprovalDesk {
 
   /** Parses and checks a decision against what is pending now (the update's validator and the handlers). */
   check(raw: unknown): DeskVerdict<Decision> {
+    const refused = refusedPayload(raw);
+    if (refused !== undefined) return rejected(`decision refused: ${refused}`);
     const parsed = Decision.safeParse(raw);
     if (!parsed.success) return rejected(`malformed decision: ${formatZodError(parsed.error)}`);
     const decision = parsed.data;

@@ -23,7 +23,7 @@ import {
   turnProgressSignal,
   TURN_PROGRESS_DESCRIPTION,
 } from '../contract';
-import { describeFailure, FailureType, rejection } from '../core/failures';
+import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { budgetedState, createTurnState } from '../core/state';
@@ -202,7 +202,7 @@ function parseInput(raw: TurnInput): TurnInput {
   if (parsed.success) return parsed.data;
   throw ApplicationFailure.create({
     type: FailureType.InvalidTurnInput,
-    message: `invalid agentTurn input: ${formatZodError(parsed.error)}`,
+    message: `invalid agentTurn input: ${refusedPayload(raw) ?? formatZodError(parsed.error)}`,
     nonRetryable: true,
   });
 }

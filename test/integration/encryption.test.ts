@@ -46,8 +46,13 @@ async function runTurn(encrypted: boolean): Promise<string> {
   const tiller = new TillerClient(client, h.taskQueue);
   h.model.setScript([{ toolCalls: [{ id: 's1', name: 'secret', arguments: {} }] }, { content: 'stored' }]);
   const turnId = h.turnId(encrypted ? 'encrypted' : 'plain');
+  // The worker requires encryption, as `tiller worker` does when keys are set: every payload it reads
+  // (inputs, activity results, queries' arguments…) must be encrypted for the turn to complete.
+  const workerConverter = encrypted
+    ? { payloadCodecs: [new AesGcmCodec([k2, k1], { requireEncryption: true })] }
+    : undefined;
   await (
-    await h.worker({ agents: [agent], tools: [secret], ...(dataConverter && { dataConverter }) })
+    await h.worker({ agents: [agent], tools: [secret], ...(workerConverter && { dataConverter: workerConverter }) })
   ).runUntil(async () => {
     await tiller.startTurn({ agent: 'vault', input: `remember ${CANARY_INPUT}`, turnId });
     const result = await tiller.result(turnId);
@@ -170,4 +175,48 @@ test('key rotation: the newest key encodes, older keys still decode, unknown key
     ),
   ).toEqual(['k2', 'k1']);
   expect(() => keysFromEnv({ TILLER_ENCRYPTION_KEYS: 'k:c2hvcnQ=' })).toThrow(/expected 32/);
+});
+
+test('a worker that requires encryption refuses a plaintext decision (update and signal) from a client without the key', async () => {
+  const required = { payloadCodecs: [new AesGcmCodec([k1], { requireEncryption: true })] };
+  const keyed = new TillerClient(
+    new Client({ connection: h.client.connection, dataConverter: { payloadCodecs: [new AesGcmCodec([k1])] } }),
+    h.taskQueue,
+  );
+  const keyless = new TillerClient(new Client({ connection: h.client.connection }), h.taskQueue);
+  const gated = defineAgent({ name: 'gated-vault', instructions: 'x', tools: ['secret'], approvals: { secret: true } });
+  h.model.setScript([{ toolCalls: [{ id: 'v1', name: 'secret', arguments: {} }] }, { content: 'done' }]);
+  const turnId = h.turnId('required');
+  await (
+    await h.worker({ agents: [gated], tools: [secret], dataConverter: required })
+  ).runUntil(async () => {
+    await keyed.startTurn({ agent: 'gated-vault', input: 'go', turnId });
+    const waiting = async () => {
+      for (;;) {
+        const s = await keyed.state(turnId).catch(() => undefined);
+        if (s?.status === 'awaiting_approval') return s;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await waiting();
+    await expect(keyless.approve(turnId, 'v1')).rejects.toThrow(
+      /not encrypted; this worker requires encrypted payloads/,
+    );
+    await keyless.signalDecision(turnId, { id: 'v1', approved: true });
+    for (;;) {
+      const s = await keyed.state(turnId);
+      const rejected = s.events.find((e) => e.type === 'DECISION_REJECTED');
+      if (rejected) {
+        expect(rejected).toMatchObject({
+          via: 'signal',
+          reason: expect.stringContaining('requires encrypted payloads'),
+        });
+        expect(s.status).toBe('awaiting_approval');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await keyed.approve(turnId, 'v1');
+    expect((await keyed.result(turnId)).status).toBe('completed');
+  });
 });
