@@ -65,6 +65,12 @@ export interface TillerPluginOptions {
   /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
   searchAttributes?: boolean;
   /**
+   * Accept decisions by the `decide` signal as well as the update. Default: true, unless
+   * `TILLER_DECIDE_SIGNAL=off`. Off, a signal is recorded as rejected (bounded) and only updates decide —
+   * a rejected update never reaches history, so nothing a client sends can grow a turn's history.
+   */
+  decideSignal?: boolean;
+  /**
    * A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start; without one
    * the worker bundles Tiller's {@link workflowsPath}. Workflows set on the worker itself win.
    */
@@ -110,6 +116,7 @@ export class TillerPlugin extends SimplePlugin {
         openai: opts.openai ?? openAIFromEnv(),
         defaultModel: opts.model ?? defaultModel(),
         searchAttributes: opts.searchAttributes ?? true,
+        decideSignal: opts.decideSignal ?? process.env.TILLER_DECIDE_SIGNAL !== 'off',
         ...(mcp && { mcp }),
       }),
       // Closes the MCP connections (ending stdio servers' processes) however the worker's run ends.

@@ -25,6 +25,7 @@ export interface AgentActivityDeps {
   hooksFor(agent: string): readonly TillerHooks[];
   defaultModel: string;
   searchAttributes: boolean;
+  decideSignal?: boolean;
   /** The worker's MCP clients, when it has `mcpServers`. */
   mcp?: McpPool;
 }
@@ -66,6 +67,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     },
     stream: def.stream ?? true,
     searchAttributes: deps.searchAttributes,
+    ...(deps.decideSignal === false && { decideSignal: false }),
   };
 }
 

@@ -21,6 +21,8 @@ export interface ActivityDeps {
   openai: OpenAI;
   defaultModel: string;
   searchAttributes: boolean;
+  /** Whether turns accept the `decide` signal (else updates only). Default true. */
+  decideSignal?: boolean;
   /** MCP servers' tools (`<server>__<tool>`); the caller owns the pool and closes it. */
   mcp?: McpPool;
 }
@@ -39,6 +41,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       hooksFor,
       defaultModel: deps.defaultModel,
       searchAttributes: deps.searchAttributes,
+      decideSignal: deps.decideSignal ?? true,
       ...(deps.mcp && { mcp: deps.mcp }),
     }),
     ...createModelActivities({ client: deps.openai }),

@@ -91,6 +91,8 @@ export interface AgentSpec {
   stream: boolean;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
+  /** `false`: this deployment takes decisions by update only (absent: the signal decides too). */
+  decideSignal?: boolean;
   /** Agents whose gates and hooks were merged into this spec (a sub-agent with `inherit: true`). */
   inherits?: string[];
 }

@@ -133,6 +133,11 @@ export class ApprovalDesk {
     return { type: 'accepted', decision: this.record(waiter, decision, via) };
   }
 
+  /** Records a signal this deployment does not take, bounded like any rejection. */
+  refuseSignal(raw: unknown, reason: string): void {
+    this.reject('signal', reason, describePayload(raw));
+  }
+
   private reject(
     via: 'update' | 'signal',
     reason: string,

@@ -72,9 +72,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     },
   );
   // A signal cannot answer: a rejected decision is recorded as DECISION_REJECTED by the desk.
-  setHandler(decideSignal, async (decision) => void (await desk.apply(decision, 'signal')), {
-    description: DECIDE_DESCRIPTION,
-  });
+  setHandler(
+    decideSignal,
+    async (decision) => {
+      if (spec?.decideSignal === false)
+        return desk.refuseSignal(decision, 'decide signals are off here; use the decide update');
+      await desk.apply(decision, 'signal');
+    },
+    { description: DECIDE_DESCRIPTION },
+  );
   setHandler(turnProgressSignal, (progress) => subAgents.onProgress(progress), {
     description: TURN_PROGRESS_DESCRIPTION,
   });

@@ -148,3 +148,30 @@ test('200 calls in one response: the first 64 run, the rest fail with a reason t
   expect(refused[0]!.error).toContain('200 tool calls in one response');
   expect(jsonBytes(state)).toBeLessThanOrEqual(BOUNDS.stateBytes);
 });
+
+test('with decide signals off, a signal is recorded as rejected (bounded) and only the update decides', async () => {
+  const file = sentinel();
+  h.model.setScript([
+    { toolCalls: [{ id: 's1', name: 'delete_file', arguments: { path: 'keep.txt' } }] },
+    { content: 'ok' },
+  ]);
+  const turnId = h.turnId('signals-off');
+  await h.withWorker(
+    async () => {
+      await h.tiller.startTurn({ agent: 'assistant', input: 'go', turnId });
+      await waitForState(h.tiller, turnId, awaitingApproval);
+      await h.tiller.signalDecision(turnId, { id: 's1', approved: true, approver: 'x'.repeat(100_000) });
+      const seen = await waitForState(h.tiller, turnId, (s) => s.events.some((e) => e.type === 'DECISION_REJECTED'));
+      expect(seen.status).toBe('awaiting_approval');
+      expect(seen.events.find((e) => e.type === 'DECISION_REJECTED')).toMatchObject({
+        via: 'signal',
+        reason: expect.stringContaining('decide signals are off'),
+      });
+      expect(fs.existsSync(file)).toBe(true);
+      await h.tiller.deny(turnId, 's1', { reason: 'by update' });
+      expect((await h.tiller.result(turnId)).status).toBe('completed');
+      expect(await failedWorkflowTasks(turnId)).toBe(0);
+    },
+    { decideSignal: false },
+  );
+});
