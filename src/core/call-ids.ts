@@ -7,7 +7,16 @@ const MAX_ID = 64;
  * state and approvals need unique ones (the model still gets its own id back in the tool message).
  */
 export class CallIds {
-  private readonly seen = new Set<string>();
+  private readonly seen: Set<string>;
+
+  /** `seen`: the ids an earlier run of the turn used (continue-as-new). */
+  constructor(seen: readonly string[] = []) {
+    this.seen = new Set(seen);
+  }
+
+  list(): string[] {
+    return [...this.seen];
+  }
 
   unique(modelId: string): string {
     // An id past the name bound (a hostile or broken model) is shortened, with a hash to keep it distinct.

@@ -42,6 +42,10 @@ export const TurnInput = z.object({
    * sub-agent declared with `inherit: true` gets its parent's. Merged by the `startTurn` activity.
    */
   inherit: z.array(z.string().min(1)).optional(),
+  /** Continue as new once a run's history passes this many events (besides Temporal's own suggestion). */
+  maxHistoryEvents: z.number().int().positive().optional(),
+  /** Internal: what the previous run carried through continue-as-new (src/workflows/carry.ts). */
+  carried: z.any().optional(),
 });
 export type TurnInput = z.infer<typeof TurnInput>;
 

@@ -22,11 +22,24 @@ export type DeskVerdict<T> = { type: 'accepted'; decision: T } | { type: 'reject
 /** How a waiting call ends: approved (run it), or refused with the text the model reads instead. */
 export type WaitOutcome = { type: 'approved'; decision: RecordedDecision } | { type: 'refused'; result: string };
 
-interface Waiter {
+/**
+ * A call waiting for a human, and how far its wait has come: enough to resume it in the turn's next
+ * run when it continues as new (plain JSON: the deadlines are epoch milliseconds of workflow time).
+ */
+export interface WaitingCall {
   call: ToolCallContext;
   gate: GateSpec;
   digest: string;
-  approvers?: string[];
+  preview?: string | undefined;
+  /** Who may decide now (the current stage's approvers). */
+  approvers?: string[] | undefined;
+  stage: number;
+  deadline?: number | undefined;
+  nextReminder?: number | undefined;
+  reminder: number;
+}
+
+interface Waiter extends WaitingCall {
   /** Set while an accepted decision with edited arguments is being validated. */
   deciding: boolean;
   decision?: RecordedDecision;
@@ -196,10 +209,12 @@ export class ApprovalDesk {
       gate,
       digest: argsDigest(call.tool, call.args),
       deciding: false,
+      stage: 0,
+      reminder: 0,
       ...(first.approvers && { approvers: first.approvers }),
+      ...(preview !== undefined && { preview }),
     };
     this.waiters[call.toolCallId] = waiter;
-    const decided = () => waiter.decision !== undefined;
     const firstTimeout = first.timeout === undefined ? undefined : msToNumber(first.timeout);
     this.deps.recorder.record({
       type: 'APPROVAL_REQUESTED',
@@ -212,42 +227,74 @@ export class ApprovalDesk {
       ...(stages[1]?.approvers && { escalatesTo: stages[1].approvers }),
       ...(preview !== undefined && { preview }),
     });
+    return this.waitFor(waiter, false);
+  }
 
-    let reminder = 0;
+  /** Resumes a wait carried from the turn's previous run: the same deadlines, no new request. */
+  resume(waiting: WaitingCall): Promise<WaitOutcome> {
+    const waiter: Waiter = { ...waiting, deciding: false };
+    this.waiters[waiting.call.toolCallId] = waiter;
+    return this.waitFor(waiter, true);
+  }
+
+  /** Whether this call waits for a human right now (and no decision on it is being applied). */
+  isWaiting(toolCallId: string): boolean {
+    const waiter = this.waiters[toolCallId];
+    return waiter !== undefined && !waiter.deciding && waiter.decision === undefined;
+  }
+
+  /** Where the call's wait stands, to carry into the next run. */
+  snapshot(toolCallId: string): WaitingCall | undefined {
+    const waiter = this.waiters[toolCallId];
+    if (!waiter) return undefined;
+    const { deciding: _deciding, decision: _decision, ...waiting } = waiter;
+    return waiting;
+  }
+
+  private async waitFor(waiter: Waiter, resumed: boolean): Promise<WaitOutcome> {
+    const { call } = waiter;
+    const stages = stagesOf(waiter.gate);
+    const decided = () => waiter.decision !== undefined;
     const notify = (escalated: boolean, expiresAt?: string) => {
       if (!this.deps.notifyPending) return;
       const ctx: ApprovalPendingContext = {
         call,
-        reminder,
+        reminder: waiter.reminder,
         escalated,
         ...(waiter.approvers && { approvers: waiter.approvers }),
         ...(expiresAt !== undefined && { expiresAt }),
-        ...(preview !== undefined && { preview }),
+        ...(waiter.preview !== undefined && { preview: waiter.preview }),
       };
       // Notifications run beside the wait: a decision is never held up by a slow notifier.
       this.deps.notifyPending(ctx).catch(() => undefined);
     };
 
     try {
-      for (let s = 0; s < stages.length; s++) {
+      for (let s = waiter.stage; s < stages.length; s++) {
         const stage = stages[s]!;
-        const timeoutMs = stage.timeout === undefined ? undefined : msToNumber(stage.timeout);
-        const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-        const expiresAt = deadline === undefined ? undefined : new Date(deadline).toISOString();
-        if (s > 0) {
-          waiter.approvers = stage.approvers ?? [];
-          this.deps.recorder.record({
-            type: 'APPROVAL_ESCALATED',
-            toolCallId: call.toolCallId,
-            tool: call.tool,
-            approvers: waiter.approvers,
-            ...(expiresAt !== undefined && { expiresAt }),
-          });
-        }
-        notify(s > 0, expiresAt);
         const everyMs = stage.remindEvery === undefined ? undefined : msToNumber(stage.remindEvery);
-        let nextReminder = everyMs === undefined ? undefined : Date.now() + everyMs;
+        // A resumed wait goes on where it was; otherwise the stage starts now.
+        if (!resumed || s !== waiter.stage) {
+          waiter.stage = s;
+          const timeoutMs = stage.timeout === undefined ? undefined : msToNumber(stage.timeout);
+          waiter.deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+          const expiresAt = waiter.deadline === undefined ? undefined : new Date(waiter.deadline).toISOString();
+          if (s > 0) {
+            waiter.approvers = stage.approvers ?? [];
+            this.deps.recorder.record({
+              type: 'APPROVAL_ESCALATED',
+              toolCallId: call.toolCallId,
+              tool: call.tool,
+              approvers: waiter.approvers,
+              ...(expiresAt !== undefined && { expiresAt }),
+            });
+          }
+          notify(s > 0, expiresAt);
+          waiter.nextReminder = everyMs === undefined ? undefined : Date.now() + everyMs;
+        }
+        const expiresAt = waiter.deadline === undefined ? undefined : new Date(waiter.deadline).toISOString();
         for (;;) {
+          const { nextReminder, deadline } = waiter;
           const remindFirst = nextReminder !== undefined && (deadline === undefined || nextReminder < deadline);
           const wakeAt = remindFirst ? nextReminder : deadline;
           if (wakeAt === undefined) {
@@ -256,15 +303,15 @@ export class ApprovalDesk {
           }
           if (await condition(decided, Math.max(1, wakeAt - Date.now()))) break;
           if (!remindFirst) break; // this stage's deadline
-          reminder++;
+          waiter.reminder++;
           this.deps.recorder.record({
             type: 'APPROVAL_REMINDED',
             toolCallId: call.toolCallId,
             tool: call.tool,
-            reminder,
+            reminder: waiter.reminder,
           });
           notify(s > 0, expiresAt);
-          nextReminder = nextReminder! + everyMs!;
+          waiter.nextReminder = nextReminder! + everyMs!;
         }
         if (decided()) break;
       }
@@ -276,7 +323,7 @@ export class ApprovalDesk {
       const result =
         stages.length > 1
           ? timedOutResult(call.tool, undefined, waiter.approvers ?? [])
-          : timedOutResult(call.tool, first.timeout);
+          : timedOutResult(call.tool, stages[0]!.timeout);
       this.deps.recorder.record({ type: 'APPROVAL_TIMED_OUT', toolCallId: call.toolCallId, tool: call.tool, result });
       return { type: 'refused', result };
     }

@@ -16,11 +16,13 @@ export class TurnConversation {
   /** Turns started before 0.3 send the messages inline with every model call. */
   private readonly byReference: boolean;
 
+  /** `carried`: the messages so far, when the turn continued as new. */
   constructor(
     private readonly agent: AgentSpec,
     input: TurnInput,
+    carried?: ChatMessage[],
   ) {
-    this.messages = [
+    this.messages = carried ?? [
       ...(agent.instructions ? [{ role: 'system' as const, content: agent.instructions }] : []),
       ...(input.history ?? []),
       { role: 'user', content: input.input },
@@ -39,6 +41,11 @@ export class TurnConversation {
     return this.byReference
       ? { ...common, conversation: this.digest.ref() }
       : { ...common, messages: this.messages, tools };
+  }
+
+  /** The messages so far (the turn carries them when it continues as new). */
+  all(): ChatMessage[] {
+    return this.messages;
   }
 
   addResponse(message: AssistantMessage): void {

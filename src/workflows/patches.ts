@@ -9,3 +9,6 @@ export const PATCH_VALIDATE_BEFORE_APPROVAL = 'validate-args-before-approval';
 
 /** Since 0.3 model calls record `{count, digest}` of the conversation instead of the messages. */
 export const PATCH_CONVERSATION_BY_REFERENCE = 'conversation-by-reference';
+
+/** Since 0.3 a turn continues as new when its history grows past its budget (src/workflows/carry.ts). */
+export const PATCH_TURN_CONTINUE_AS_NEW = 'turn-continue-as-new';

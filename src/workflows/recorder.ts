@@ -29,6 +29,11 @@ export class TurnRecorder {
     this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId);
   }
 
+  /** Mirrors the state as it is now (a run that continued as new starts with no event to record). */
+  mirrorNow(): void {
+    this.visibility?.sync();
+  }
+
   record(body: TurnEventBody): void {
     emit(this.state, boundEvent(body), this.now());
     this.visibility?.sync();

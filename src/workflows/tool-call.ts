@@ -15,7 +15,7 @@ import type { RecordedDecision, TrustGrant } from '../core/schemas';
 import { subAgentInput } from '../core/subagents';
 import type { AgentSpec, ApprovalOutcome, GateSpec, ToolCallContext, ToolSpec } from '../core/spec';
 import { acts, hookOptions, runToolActivity } from './activities';
-import type { ApprovalDesk } from './approvals';
+import type { ApprovalDesk, WaitingCall, WaitOutcome } from './approvals';
 import { PATCH_VALIDATE_BEFORE_APPROVAL } from './patches';
 import type { TurnRecorder } from './recorder';
 import type { SubAgents } from './subagents';
@@ -73,6 +73,19 @@ export class ToolCall {
       if (refusal !== undefined) return refusal;
     }
 
+    return this.execute();
+  }
+
+  /** Resumes a call that was waiting for a human when the turn continued as new; returns what the model sees. */
+  async resume(waiting: WaitingCall): Promise<string> {
+    const refusal = this.decided(await this.turn.desk.resume(waiting));
+    if (refusal !== undefined) return refusal;
+    return this.execute();
+  }
+
+  /** Runs the approved call: the tool's activity, or the sub-agent's child turn. */
+  private async execute(): Promise<string> {
+    const { spec, recorder } = this.turn;
     const runArgs = this.runArgs === this.rawArgs ? this.args : argsForDisplay(this.runArgs);
     recorder.record({ type: 'TOOL_STARTED', toolCallId: this.id, tool: this.tool, args: runArgs });
     if (this.isSubAgent) return this.runSubAgent(runArgs);
@@ -183,7 +196,11 @@ export class ToolCall {
       if (prepared.type === 'invalid') return prepared.error;
       preview = prepared.value;
     }
-    const outcome = await this.turn.desk.wait({ ...this.context(), args: this.args }, gate, preview);
+    return this.decided(await this.turn.desk.wait({ ...this.context(), args: this.args }, gate, preview));
+  }
+
+  /** A human's answer: `undefined` = run (with their edited arguments, if any), else the refusal. */
+  private decided(outcome: WaitOutcome): string | undefined {
     if (outcome.type === 'refused') return outcome.result;
     if (outcome.decision.args !== undefined) this.runArgs = JSON.stringify(outcome.decision.args);
     return undefined;

@@ -11,6 +11,7 @@ import {
   ApplicationFailure,
   condition,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -27,31 +28,34 @@ import { describeFailure, FailureType, refusedPayload, rejection } from '../core
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { budgetedState, createTurnState } from '../core/state';
-import { BOUNDS } from '../core/bounds';
 import { CallIds } from '../core/call-ids';
-import { acts, modelOptions, startOptions } from './activities';
+import { acts, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
 import { TurnConversation } from './conversation';
 import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
-import { displayArgs, ToolCall, type TurnScope } from './tool-call';
-
-/** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
-class TurnFailure extends Error {}
+import { ToolBatch } from './batch';
+import { RunBudget, type TurnCarry } from './carry';
+import { callModel, checkLimits, TurnFailure, type ModelStep } from './model-call';
+import { PATCH_TURN_CONTINUE_AS_NEW } from './patches';
+import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const input = parseInput(rawInput);
+  const carried = input.carried as TurnCarry | undefined; // set when the turn continued as new
   const { workflowId } = workflowInfo();
   const recorder = new TurnRecorder(
-    createTurnState({
-      turnId: workflowId,
-      agent: input.agent,
-      ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
-      ...(input.trust !== undefined && { trust: input.trust }),
-    }),
+    carried?.state ??
+      createTurnState({
+        turnId: workflowId,
+        agent: input.agent,
+        ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+        ...(input.trust !== undefined && { trust: input.trust }),
+      }),
   );
   const { state } = recorder;
-  let spec: AgentSpec | undefined;
+  let spec: AgentSpec | undefined = carried?.spec;
+  const budget = new RunBudget(input.maxHistoryEvents);
   const subAgents = new SubAgents(recorder);
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
 
@@ -103,15 +107,22 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       throw new TurnFailure(`could not start agent ${input.agent}: ${describeFailure(err)}`);
     }
     const { spec } = started;
-    recorder.startMirroring({
-      model: spec.model,
-      searchAttributes: spec.searchAttributes,
-      ...(input.parent && { parentTurnId: input.parent.turnId }),
-    });
+    mirror(spec, false);
     const tools = spec.tools.map((t) => t.name);
     recorder.record({ type: 'AGENT_STARTED', agent: spec.name, input: input.input, model: spec.model, tools });
     recorder.hookFailures(started.hookFailures);
     return spec;
+  }
+
+  /** Mirrors the state to search attributes, details and the parent; at once for a continued run. */
+  function mirror(agent: AgentSpec, now: boolean): void {
+    const parentTurnId = input.parent?.turnId;
+    recorder.startMirroring({
+      model: agent.model,
+      searchAttributes: agent.searchAttributes,
+      ...(parentTurnId && { parentTurnId }),
+    });
+    if (now) recorder.mirrorNow();
   }
 
   /** The smaller of the agent's per-turn budget and what the session has left, if either is set. */
@@ -122,50 +133,46 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   /** Calls the model until it answers without tool calls; returns that answer. */
   async function runLoop(): Promise<string> {
-    const agent = (spec = await startAgent());
+    const agent = (spec ??= await startAgent());
+    if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
-    const conversation = new TurnConversation(agent, input);
-    const ids = new CallIds();
-    for (let call = 1; ; call++) {
-      let response;
-      try {
-        response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
-          conversation.request(state.turnId, call),
-        ]);
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        throw new TurnFailure(`model call ${call} failed: ${describeFailure(err)}`);
-      }
-      const { message, usage, durationMs, finishReason } = response;
-      const requested = message.tool_calls ?? [];
-      const calls = requested.map((t) => ({ id: ids.unique(t.id), name: t.function.name, raw: t.function.arguments }));
-      recorder.record({
-        type: 'MODEL_CALLED',
-        call,
-        usage,
-        durationMs,
-        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: displayArgs(c.raw, agent) })),
-        ...(finishReason !== undefined && { finishReason }),
-        text: message.content,
-      });
-      conversation.addResponse(message);
-      if (requested.length === 0) return message.content ?? '';
-      const still = `the model still asked for tools (${calls.map((c) => c.name).join(', ')})`;
-      const budget = tokenBudget();
-      if (budget !== undefined && state.usage.totalTokens > budget) {
-        throw new TurnFailure(`token budget exceeded: ${state.usage.totalTokens} tokens used of ${budget}; ${still}`);
-      }
-      if (call >= agent.maxModelCalls) {
-        throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
+    const conversation = new TurnConversation(agent, input, carried?.messages);
+    const ids = new CallIds(carried?.seenIds);
+    const carry = (call: number, batch?: TurnCarry['batch']): TurnCarry => ({
+      state,
+      spec: agent,
+      messages: conversation.all(),
+      call,
+      seenIds: ids.list(),
+      ...(batch && { batch }),
+    });
+    let step: ModelStep | undefined = carried?.batch;
+    for (let call = carried?.call ?? 1; ; call++) {
+      if (!step) {
+        if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
+        step = await callModel({ agent, recorder, conversation, ids }, call);
+        if (step.calls.length === 0) return step.message.content ?? '';
+        checkLimits(step, call, agent, state.usage.totalTokens, tokenBudget());
       }
       // Calls from one response run concurrently; their results go back in the model's order.
-      const results = await Promise.all(
-        calls.map((c, i) => {
-          const toolCall = new ToolCall(scope, c.id, c.name, c.raw);
-          return i < BOUNDS.callsPerResponse ? toolCall.run() : toolCall.refuse(tooMany(calls.length));
-        }),
-      );
-      conversation.addToolResults(message, results);
+      const batch = new ToolBatch(scope, step.calls);
+      for (;;) {
+        const quiet = condition(() => budget.due() && batch.quiet()).then(() => undefined);
+        const results = await Promise.race([batch.done, quiet]);
+        if (results) {
+          conversation.addToolResults(step.message, results);
+          break;
+        }
+        // Every open call waits for a human and the history is long: continue as new, waits and all.
+        if (!patched(PATCH_TURN_CONTINUE_AS_NEW)) {
+          conversation.addToolResults(step.message, await batch.done);
+          break;
+        }
+        await condition(allHandlersFinished);
+        if (batch.quiet())
+          await budget.continueWith(input, carry(call, { message: step.message, calls: batch.carry() }));
+      }
+      step = undefined;
     }
   }
 
@@ -199,9 +206,6 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     });
   }
 }
-
-const tooMany = (n: number) =>
-  `Error: ${n} tool calls in one response; the first ${BOUNDS.callsPerResponse} ran, this one did not. Ask for fewer at a time.`;
 
 function parseInput(raw: TurnInput): TurnInput {
   const parsed = TurnInput.safeParse(raw);

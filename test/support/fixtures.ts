@@ -17,9 +17,10 @@ export function fixtureWorkflowIds(): Record<string, string> {
   return fs.existsSync(FIXTURE_IDS) ? JSON.parse(fs.readFileSync(FIXTURE_IDS, 'utf8')) : {};
 }
 
-export async function recordFixture(client: Client, workflowId: string, name: string): Promise<void> {
+/** Saves the history of `workflowId`'s latest run (or of `runId`, for a turn that continued as new). */
+export async function recordFixture(client: Client, workflowId: string, name: string, runId?: string): Promise<void> {
   if (process.env.TILLER_RECORD_FIXTURES !== '1') return;
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   fs.mkdirSync(FIXTURE_DIR, { recursive: true });
   fs.writeFileSync(path.join(FIXTURE_DIR, `${name}.json`), historyToJSON(history));
   const ids = { ...fixtureWorkflowIds(), [name]: workflowId };

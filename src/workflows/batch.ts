@@ -1,0 +1,64 @@
+/**
+ * The tool calls of one model response, run concurrently; their results go back in the model's order.
+ * A batch knows when it is quiet — every call either finished or waiting for a human, nothing in
+ * flight — which is when the turn may continue as new, carrying the batch (./carry.ts).
+ */
+import { BOUNDS } from '../core/bounds';
+import type { WaitingCall } from './approvals';
+import { ToolCall, type TurnScope } from './tool-call';
+
+/** One call of the batch as the next run gets it: finished (its result) or still waiting (its wait). */
+export interface BatchCall {
+  /** Unique within the turn (what state and decisions use). */
+  id: string;
+  name: string;
+  raw: string;
+  result?: string;
+  waiting?: WaitingCall;
+}
+
+const tooMany = (n: number) =>
+  `Error: ${n} tool calls in one response; the first ${BOUNDS.callsPerResponse} ran, this one did not. Ask for fewer at a time.`;
+
+export class ToolBatch {
+  /** Results as the calls finish, by position. */
+  private readonly results: (string | undefined)[];
+  /** All results, in the model's order, once every call has finished. */
+  readonly done: Promise<string[]>;
+
+  constructor(
+    private readonly scope: TurnScope,
+    private readonly calls: readonly BatchCall[],
+  ) {
+    this.results = calls.map((c) => c.result);
+    this.done = Promise.all(
+      calls.map((c, i) => {
+        if (c.result !== undefined) return c.result;
+        const call = new ToolCall(scope, c.id, c.name, c.raw);
+        if (i >= BOUNDS.callsPerResponse && !c.waiting) return (this.results[i] = call.refuse(tooMany(calls.length)));
+        const running = c.waiting ? call.resume(c.waiting) : call.run();
+        // Observe each result as it comes (no commands here; the order of `done` is the model's).
+        running.then(
+          (result) => (this.results[i] = result),
+          () => undefined,
+        );
+        return running;
+      }),
+    );
+  }
+
+  /** Every call finished or waiting for a human: no activity or child turn of the batch is in flight. */
+  quiet(): boolean {
+    return this.calls.every((c, i) => this.results[i] !== undefined || this.scope.desk.isWaiting(c.id));
+  }
+
+  /** The batch as the next run resumes it (only meaningful while `quiet()`). */
+  carry(): BatchCall[] {
+    return this.calls.map((c, i) => {
+      const result = this.results[i];
+      if (result !== undefined) return { id: c.id, name: c.name, raw: c.raw, result };
+      const waiting = this.scope.desk.snapshot(c.id);
+      return { id: c.id, name: c.name, raw: c.raw, ...(waiting && { waiting }) };
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * One model call of the turn: the activity, its record (`MODEL_CALLED` with usage and the calls it asked
+ * for, under ids unique in the turn), and the limits that end a turn whose model keeps asking for tools.
+ */
+import { isCancellation } from '@temporalio/workflow';
+import type { CallIds } from '../core/call-ids';
+import { describeFailure } from '../core/failures';
+import type { AgentSpec, AssistantMessage } from '../core/spec';
+import { acts, modelOptions } from './activities';
+import type { BatchCall } from './batch';
+import type { TurnConversation } from './conversation';
+import type { TurnRecorder } from './recorder';
+import { displayArgs } from './tool-call';
+
+/** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
+export class TurnFailure extends Error {}
+
+export interface ModelStep {
+  message: AssistantMessage;
+  /** The tool calls the model asked for, in its order (empty: this is the answer). */
+  calls: BatchCall[];
+}
+
+export async function callModel(
+  turn: { agent: AgentSpec; recorder: TurnRecorder; conversation: TurnConversation; ids: CallIds },
+  call: number,
+): Promise<ModelStep> {
+  const { agent, recorder, conversation, ids } = turn;
+  let response;
+  try {
+    response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
+      conversation.request(recorder.state.turnId, call),
+    ]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    throw new TurnFailure(`model call ${call} failed: ${describeFailure(err)}`);
+  }
+  const { message, usage, durationMs, finishReason } = response;
+  const calls = (message.tool_calls ?? []).map((t) => ({
+    id: ids.unique(t.id),
+    name: t.function.name,
+    raw: t.function.arguments,
+  }));
+  recorder.record({
+    type: 'MODEL_CALLED',
+    call,
+    usage,
+    durationMs,
+    toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: displayArgs(c.raw, agent) })),
+    ...(finishReason !== undefined && { finishReason }),
+    text: message.content,
+  });
+  conversation.addResponse(message);
+  return { message, calls };
+}
+
+/** Fails the turn when the model still asks for tools past its token budget or its model calls. */
+export function checkLimits(step: ModelStep, call: number, agent: AgentSpec, used: number, budget?: number): void {
+  const still = `the model still asked for tools (${step.calls.map((c) => c.name).join(', ')})`;
+  if (budget !== undefined && used > budget) {
+    throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
+  }
+  if (call >= agent.maxModelCalls) {
+    throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
+  }
+}
