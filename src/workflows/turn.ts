@@ -9,6 +9,7 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   isCancellation,
   patched,
@@ -157,8 +158,9 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       // Calls from one response run concurrently; their results go back in the model's order.
       const batch = new ToolBatch(scope, step.calls);
       for (;;) {
-        const quiet = condition(() => budget.due() && batch.quiet()).then(() => undefined);
-        const results = await Promise.race([batch.done, quiet]);
+        // Not cancellable: a cancelled turn still waits for its calls (and sub-agents) to end cancelled.
+        const quiet = CancellationScope.nonCancellable(() => condition(() => budget.due() && batch.quiet()));
+        const results = await Promise.race([batch.done, quiet.then(() => undefined)]);
         if (results) {
           conversation.addToolResults(step.message, results);
           break;
