@@ -127,6 +127,7 @@ test('argsDigest is salted per turn: equal arguments in two turns give different
     );
     await h.tiller.decide(one, { id: 's1', approved: true, approver: 'alice', argsDigest: d1 });
     await h.tiller.result(one);
+    await recordFixture(h.client, one, 'salted-digest-decided');
     await h.tiller.decide(two, { id: 's1', approved: false, approver: 'alice', argsDigest: d2 });
     await h.tiller.result(two);
   });
@@ -165,6 +166,7 @@ test('an empty approver list means nobody may decide (at once, or after an escal
       ['n1', 'timed_out'],
       ['n2', 'timed_out'],
     ]);
+    await recordFixture(h.client, turnId, 'empty-approvers-nobody');
   });
   expect(transfers).toEqual([]);
   expect(fs.existsSync(path.join(h.workspace, 'locked.txt'))).toBe(true);

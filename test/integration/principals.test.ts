@@ -11,6 +11,7 @@ import { defineAgent } from '../../src/agents/define';
 import type { TurnState } from '../../src/core/state';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { defineTool } from '../../src/tools/define';
+import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, scriptByInput, waitForState, type Harness } from '../support/harness';
 
 const removed: string[] = [];
@@ -142,6 +143,8 @@ describe('a session belongs to the principal that created it', () => {
     expect(removed).toEqual(['alice-1', 'alice-2']);
     // Each turn of the session records its sender as its starter.
     expect((await h.tiller.state(t1)).startedBy).toBe('alice');
+    await sessionIdle(sessionId);
+    await recordFixture(h.client, sessionId, 'session-owned');
   });
 
   test('a session started without a principal (CLI, library) refuses sends through the gateway', async () => {
@@ -252,6 +255,7 @@ describe('the starter is recorded and may not approve its own call', () => {
     expect(rejected.status).toBe('awaiting_approval');
     await h.tiller.approve(strict, 'k1', { approver: 'tom' });
     expect((await h.tiller.result(strict)).output).toBe('strict done');
+    await recordFixture(h.client, strict, 'self-approval-refused');
 
     const lenient = h.turnId('self-lenient');
     await h.tiller.startTurn({ agent: 'selfie', input: 'lenient', turnId: lenient, startedBy: 'sam' });
