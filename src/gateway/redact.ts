@@ -59,7 +59,7 @@ const STRUCTURE = new Set([
 ]);
 
 /** Fields whose value is more of the same shapes: redacted field by field. */
-const NESTED = new Set(['events', 'toolCalls', 'pendingApprovals', 'decision', 'approvals']);
+const NESTED = new Set(['events', 'toolCalls', 'pendingApprovals', 'decision']);
 
 /** The structure of a turn's state, an event, a pending call or an inbox (or a list of them), without content. */
 export function redact<T>(value: T): T {
@@ -74,14 +74,14 @@ function view(value: unknown): unknown {
     if (v === undefined) continue;
     if (STRUCTURE.has(key)) out[key] = v;
     else if (NESTED.has(key)) out[key] = view(v);
-    else if (key === 'children')
-      out[key] = byKey(v, view); // sub-agents by child turn id
+    else if (key === 'children') out[key] = children(v);
     else out[key] = REDACTED;
   }
   return out;
 }
 
-function byKey(value: unknown, fn: (v: unknown) => unknown): unknown {
+/** A turn's sub-agents, keyed by child turn id (a structural key), each redacted like a turn. */
+function children(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return REDACTED;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fn(v)]));
+  return Object.fromEntries(Object.entries(value).map(([turnId, child]) => [turnId, view(child)]));
 }

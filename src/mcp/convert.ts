@@ -1,7 +1,7 @@
 /**
  * MCP shapes → Tiller's: a listed tool becomes a `ToolSpec` (recorded in the turn's spec), its
- * annotations decide the default approval gate (the MCP spec's defaults: gated unless read-only), and a call's content becomes the text the model reads.
- * Pure: no SDK runtime, no I/O.
+ * annotations decide the default approval gate (by the MCP spec's defaults: gated unless read-only),
+ * and a call's content becomes the text the model reads. Pure: no SDK runtime, no I/O.
  */
 import type { GateSpec, McpToolOrigin, ToolSpec } from '../core/spec';
 import { qualifiedName } from './names';

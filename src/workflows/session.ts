@@ -245,10 +245,12 @@ function strangerOf(sessionId: string, owner?: Principal, sender?: Principal): s
     if (sender === undefined) return undefined;
     return `session ${sessionId} has no owner (it was started without a principal); ${sender.name} may not send into it`;
   }
-  if (sender === undefined)
+  if (sender === undefined) {
     return `session ${sessionId} belongs to ${owner.name}; a send without a principal may not go into it`;
-  if (sender.name !== owner.name)
+  }
+  if (sender.name !== owner.name) {
     return `session ${sessionId} belongs to ${owner.name}; ${sender.name} may not send into it`;
+  }
   return undefined;
 }
 

@@ -25,6 +25,12 @@ const rm = defineTool({
   },
 });
 const keeper = defineAgent({ name: 'keeper', instructions: 'Keep.', tools: ['rm'], approvals: { rm: true } });
+const boss = defineAgent({
+  name: 'boss',
+  instructions: 'Delegate.',
+  tools: [],
+  subAgents: { helper: { agent: 'keeper', description: 'Hand a removal to the keeper.' } },
+});
 const selfie = defineAgent({
   name: 'selfie',
   instructions: 'Self.',
@@ -45,7 +51,7 @@ const started: string[] = [];
 
 beforeAll(async () => {
   h = await createHarness();
-  worker = await h.worker({ agents: [keeper, selfie], tools: [rm] });
+  worker = await h.worker({ agents: [keeper, selfie, boss], tools: [rm] });
   running = worker.run();
   app = await buildGateway({
     tiller: h.tiller,
@@ -227,6 +233,32 @@ describe('the starter is recorded and may not approve its own call', () => {
     expect(denied).toMatchObject({ approved: false, approver: 'sam' });
     expect((await h.tiller.result(turnId)).output).toBe('kept it');
     expect(removed).toEqual([]);
+  });
+
+  test("a sub-agent's turn inherits its parent's starter: the starter may not approve the child's call", async () => {
+    h.model.setScript(
+      scriptByInput({
+        delegate: [
+          { toolCalls: [{ id: 'h1', name: 'helper', arguments: { input: 'remove sub' } }] },
+          { content: 'did it' },
+        ],
+        'remove sub': [rmCall('c1', 'sub'), { content: 'removed sub' }],
+      }),
+    );
+    const parent = h.turnId('boss');
+    await h.tiller.startTurn({ agent: 'boss', input: 'delegate', turnId: parent, startedBy: 'sam' });
+    let child: string | undefined;
+    while (child === undefined) {
+      child = (await h.tiller.pendingTree(parent).catch(() => []))[0]?.turnId;
+      if (child === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await h.tiller.state(child)).startedBy).toBe('sam');
+    await expect(h.tiller.approve(child, 'c1', { approver: 'sam' })).rejects.toThrow(
+      /sam may not decide rm: sam started this turn/,
+    );
+    await h.tiller.approve(child, 'c1', { approver: 'tom' });
+    expect((await h.tiller.result(parent)).output).toBe('did it');
+    expect(removed).toEqual(['sub']);
   });
 
   test('library and signal: refused by default, recorded as DECISION_REJECTED; `allowSelfApproval` permits it', async () => {
