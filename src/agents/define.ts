@@ -26,7 +26,9 @@ export interface AgentDefinition {
   mcp?: string[];
   /**
    * Tools that need a human decision. `true` = no deadline; or `{ timeout: '3 days', neverTrust: true }`.
-   * An MCP tool its server marks destructive is gated by default; `false` runs it without a gate.
+   * The turn's starter may not approve its own call unless the gate says `allowSelfApproval: true`.
+   * An MCP tool is gated by default unless its server marks it read-only (and not destructive);
+   * `false` runs it without a gate.
    */
   approvals?: Record<string, boolean | GateSpec>;
   /**

@@ -22,7 +22,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'codec-server': ['TILLER_CODEC_TOKEN=... tiller codec-server --port 8888 --ui-origin http://localhost:8233'],
   serve: [
     'printf %s "$TOKEN" | tiller serve --hash-token',
-    'TILLER_GATEWAY_TOKENS=\'[{"name":"alice","sha256":"<hex>"}]\' tiller serve --port 8787',
+    'TILLER_GATEWAY_TOKENS=\'[{"name":"alice","sha256":"<hex>","scopes":["read","decide","args"]}]\' tiller serve --port 8787',
   ],
   cancel: ['tiller cancel turn-1234', 'tiller cancel support-42     # a session and its running turn'],
   setup: ['TEMPORAL_ADDRESS=temporal:7233 tiller setup'],

@@ -17,6 +17,7 @@ import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActiv
 import type {
   Decision,
   PendingApproval,
+  Principal,
   RecordedDecision,
   SessionInput,
   SessionState,
@@ -48,7 +49,18 @@ export interface StartTurnOptions {
   trust?: TrustGrant[];
   /** Workflow id of the turn; default `turn-<uuid>`. */
   turnId?: string;
+  /** Who starts it: that approver may not approve the turn's gated calls (unless a gate allows it). */
+  startedBy?: string;
 }
+
+/** A session's options on first use (see `send`), and who sends. */
+export type SendOptions = Omit<SessionInput, 'carried' | 'owner'> & {
+  /**
+   * Who sends: the first send makes them the session's owner, and later sends must come from the
+   * same name. Without one, the session takes only sends without a principal (Temporal clients).
+   */
+  principal?: Principal;
+};
 
 export interface PendingTurn {
   turnId: string;
@@ -89,6 +101,7 @@ export class TillerClient {
           agent: opts.agent,
           input: opts.input,
           ...(opts.sessionId !== undefined && { sessionId: opts.sessionId }),
+          ...(opts.startedBy !== undefined && { startedBy: opts.startedBy }),
           ...(opts.trust !== undefined && { trust: opts.trust }),
         },
       ],
@@ -250,20 +263,23 @@ export class TillerClient {
 
   /**
    * Sends the next input of a conversation: starts the session on first use (update-with-start) and
-   * returns the turn id of the turn it runs. Rejected while the session's previous turn still runs.
+   * returns the turn id of the turn it runs. Rejected while the session's previous turn still runs,
+   * and when `principal` is not the session's owner.
    */
   async send(
     sessionId: string,
     input: string,
-    opts: Omit<SessionInput, 'carried'> = { agent: 'assistant' },
+    opts: SendOptions = { agent: 'assistant' },
   ): Promise<{ turnId: string }> {
+    const { principal, ...options } = opts;
+    const session: Omit<SessionInput, 'carried'> = { ...options, ...(principal && { owner: principal }) };
     // The previous turn's result can reach a caller a moment before its session has taken it in:
     // when the session calls a turn "still running" that has in fact closed, try again shortly.
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.temporal.workflow.executeUpdateWithStart(sendUpdate, {
-          args: [{ input }],
-          startWorkflowOperation: this.sessionStart(sessionId, opts),
+          args: [{ input, ...(principal && { principal }) }],
+          startWorkflowOperation: this.sessionStart(sessionId, session),
         });
       } catch (err) {
         if (!(err instanceof WorkflowUpdateFailedError)) throw err;

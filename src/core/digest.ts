@@ -88,7 +88,10 @@ export function sha256Hex(text: string): string {
   return Array.from(h, (x) => x.toString(16).padStart(8, '0')).join('');
 }
 
-/** The digest shown in `pendingApprovals[].argsDigest`: `sha256:<hex>` of `{tool, args}`. */
-export function argsDigest(tool: string, args: unknown): string {
-  return `sha256:${sha256Hex(canonicalJson({ tool, args }))}`;
+/**
+ * The digest shown in `pendingApprovals[].argsDigest`: `sha256:<hex>` of `{tool, args}`, and of the
+ * turn's `salt` with them when given (turns salt it, so a digest does not confirm a guess of the arguments).
+ */
+export function argsDigest(tool: string, args: unknown, salt?: string): string {
+  return `sha256:${sha256Hex(canonicalJson(salt === undefined ? { tool, args } : { salt, tool, args }))}`;
 }

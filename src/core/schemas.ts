@@ -19,6 +19,16 @@ export const TrustGrant = z.object({
 });
 export type TrustGrant = z.infer<typeof TrustGrant>;
 
+/**
+ * Who is asking, as a verified client (the gateway) asserts it: a session belongs to the principal
+ * that created it, and a send must come from the same name (groups are recorded, not compared).
+ */
+export const Principal = z.object({
+  name: z.string().min(1).max(200),
+  groups: z.array(z.string().max(200)).max(50).optional(),
+});
+export type Principal = z.infer<typeof Principal>;
+
 /** A message of the conversation so far, as a session passes it to its next turn. */
 export const ConversationMessage = z.object({
   role: z.enum(['user', 'assistant']),
@@ -30,6 +40,11 @@ export const TurnInput = z.object({
   agent: z.string().min(1, 'agent is required'),
   input: z.string(),
   sessionId: z.string().optional(),
+  /**
+   * Who started the turn (the gateway's verified caller, a session's sender, a library caller who
+   * says so): they may not approve the turn's gated calls unless the gate has `allowSelfApproval`.
+   */
+  startedBy: z.string().min(1).max(200).optional(),
   trust: z.array(TrustGrant).optional(),
   /** Earlier user/assistant messages, placed between the instructions and this input. */
   history: z.array(ConversationMessage).optional(),
@@ -215,12 +230,18 @@ export const SessionInput = z.object({
   maxHistoryEvents: z.number().int().positive().optional(),
   /** Tokens all turns of the session may use together; each turn gets what is left. */
   tokenBudget: z.number().int().positive().optional(),
+  /** The principal the session belongs to; absent: started by a Temporal client (see `send`). */
+  owner: Principal.optional(),
   /** Internal: state carried through continue-as-new. */
   carried: z.any().optional(),
 });
 export type SessionInput = Omit<z.infer<typeof SessionInput>, 'carried'> & { carried?: SessionCarry };
 
-export const SendInput = z.strictObject({ input: z.string().min(1, 'input must not be empty') });
+export const SendInput = z.strictObject({
+  input: z.string().min(1, 'input must not be empty'),
+  /** Who sends: must be the session's owner; a session without one takes only sends without a principal. */
+  principal: Principal.optional(),
+});
 export type SendInput = z.infer<typeof SendInput>;
 
 export const RevokeTrustInput = z.strictObject({
@@ -255,6 +276,8 @@ export interface SessionState {
   version: number;
   sessionId: string;
   agent: string;
+  /** The principal the session belongs to (absent: a session of Temporal clients). */
+  owner?: Principal;
   status: 'idle' | 'running';
   currentTurn?: TurnProgress;
   turns: TurnSummary[];

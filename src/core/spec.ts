@@ -11,7 +11,7 @@ export type DurationLike = Duration;
 
 /** Who may decide, and for how long, once a gate has expired: a second stage with its own approvers. */
 export interface EscalationSpec {
-  /** Approver names, or groups as `group:<name>`. */
+  /** Approver names, or groups as `group:<name>`; an empty list: nobody (the call can only expire). */
   approvers: string[];
   timeout?: DurationLike;
   remindEvery?: DurationLike;
@@ -24,10 +24,12 @@ export interface GateSpec {
   remindEvery?: DurationLike;
   /** At the deadline: deny (status `timed_out`, the default) or escalate to other approvers. */
   onTimeout?: 'deny' | { escalate: EscalationSpec };
-  /** Who may decide: approver names, or groups as `group:<name>`. Anyone when absent. */
+  /** Who may decide: approver names, or groups as `group:<name>`. Anyone when absent; nobody when empty. */
   approvers?: string[];
   /** Trust grants (`scope: "turn" | "session"`) never apply to this tool. */
   neverTrust?: boolean;
+  /** The turn's starter (`startedBy`) may approve its own call. Default false: someone else must. */
+  allowSelfApproval?: boolean;
 }
 
 export interface ToolSpec {

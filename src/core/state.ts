@@ -23,6 +23,8 @@ export interface TurnState {
   agent: string;
   turnId: string;
   sessionId?: string;
+  /** Who started the turn, when the client said (TurnInput.startedBy). */
+  startedBy?: string;
   pendingApprovals: PendingApproval[];
   toolCalls: ToolCallRecord[];
   trust: TrustGrant[];
@@ -42,6 +44,7 @@ export function createTurnState(init: {
   turnId: string;
   agent: string;
   sessionId?: string;
+  startedBy?: string;
   trust?: TrustGrant[];
 }): TurnState {
   return {
@@ -50,6 +53,7 @@ export function createTurnState(init: {
     agent: init.agent,
     turnId: init.turnId,
     ...(init.sessionId !== undefined && { sessionId: init.sessionId }),
+    ...(init.startedBy !== undefined && { startedBy: init.startedBy }),
     pendingApprovals: [],
     toolCalls: [],
     trust: [...(init.trust ?? [])],

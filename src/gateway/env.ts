@@ -2,7 +2,8 @@
  * Gateway configuration from the environment (what `tiller serve` reads):
  *
  * - `TILLER_GATEWAY_TOKENS` — JSON `[{"name":"alice","groups":["finance"],"sha256":"<hex>","scopes"?:[...]}]`
- *   (the SHA-256 of each token, never the token; `tiller serve --hash-token` prints it)
+ *   (the SHA-256 of each token, never the token; `tiller serve --hash-token` prints it); a token
+ *   without `scopes` may only `read`
  * - `TILLER_GATEWAY_JWT_SECRET` — HS256 shared secret (≥ 32 bytes), or
  *   `TILLER_GATEWAY_JWT_PUBLIC_KEY` — a PEM (SPKI) public key, with `TILLER_GATEWAY_JWT_ALG` (default RS256)
  * - `TILLER_GATEWAY_JWT_ISSUER`, `TILLER_GATEWAY_JWT_AUDIENCE` — checked when set

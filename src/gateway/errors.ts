@@ -19,12 +19,13 @@ const GRPC_UNAVAILABLE = 14;
 /**
  * The status of a decision the workflow refused, from the validator's (stable, documented) messages:
  * a malformed payload or edited arguments that fail the tool's schema → 422; an approver outside the
- * gate's list → 403; everything about the call's state (unknown id, no longer pending, already decided,
- * a digest of other arguments, a busy session) → 409.
+ * gate's list (or the turn's starter approving its own call) and a send into someone else's session →
+ * 403; everything about the call's state (unknown id, no longer pending, already decided, a digest of
+ * other arguments, a busy session) → 409.
  */
 export function rejectionStatus(message: string): 403 | 409 | 422 {
   if (/^malformed decision|^edited args/.test(message)) return 422;
-  if (/ may not decide /.test(message)) return 403;
+  if (/ may not decide | may not send into /.test(message)) return 403;
   return 409;
 }
 

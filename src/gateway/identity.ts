@@ -9,8 +9,10 @@
  *   separated `scope` claim (OAuth style) the rights; without it the configured default rights apply.
  *
  * Rights (`scopes`): `read` (state, events, inbox), `start` (POST /turns), `decide` (decisions),
- * `cancel`, `args` (see tool arguments, results and previews; without it they are redacted), and
+ * `cancel`, `args` (see a turn's content — tool arguments, results, previews, the model's text,
+ * outputs and errors; without it they are redacted — and approve with edited arguments), and
  * `codec` (encode/decode payloads at /codec/*, for the Temporal UI: it reveals everything encrypted).
+ * A token configured without `scopes` gets `read` only.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { importSPKI, jwtVerify, type JWTVerifyOptions, type KeyLike } from 'jose';
@@ -29,7 +31,9 @@ export interface Identity {
 }
 
 export const can = (identity: Identity, scope: Scope): boolean => identity.scopes.includes(scope);
-/** May this identity see tool arguments, results and previews? */
+/** Rights of a configured token without `scopes`. */
+export const DEFAULT_TOKEN_SCOPES: readonly Scope[] = ['read'];
+/** May this identity see a turn's content (tool arguments, results, previews, model text, outputs, errors)? */
 export const canSeeArgs = (identity: Identity): boolean => can(identity, 'args');
 
 const NAME = z
@@ -49,7 +53,8 @@ export const TokenIdentity = z.strictObject({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex characters (the SHA-256 of the token)')
     .transform((s) => s.toLowerCase()),
-  scopes: z.array(Scope).default([...SCOPES]),
+  /** Rights of this token; `read` only when absent (every other right is granted by name). */
+  scopes: z.array(Scope).default([...DEFAULT_TOKEN_SCOPES]),
 });
 export type TokenIdentity = z.input<typeof TokenIdentity>;
 

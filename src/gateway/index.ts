@@ -19,6 +19,8 @@ import { WebhookVerifier } from './webhook';
 
 export const DEFAULT_RATE_LIMIT = { max: 600, timeWindowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+export const DEFAULT_MAX_STREAMS = 200;
+export const DEFAULT_MAX_STREAMS_PER_CALLER = 10;
 
 export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstance> {
   const verifier =
@@ -109,7 +111,8 @@ function routeDeps(opts: GatewayOptions, webhook: WebhookVerifier | undefined, c
       ...(opts.stream?.maxIntervalMs !== undefined && { maxIntervalMs: opts.stream.maxIntervalMs }),
       ...(opts.stream?.heartbeatMs !== undefined && { heartbeatMs: opts.stream.heartbeatMs }),
     },
-    maxStreams: opts.stream?.maxStreams ?? 200,
+    maxStreams: opts.stream?.maxStreams ?? DEFAULT_MAX_STREAMS,
+    maxStreamsPerCaller: opts.stream?.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER,
     closing,
   };
 }

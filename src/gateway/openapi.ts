@@ -78,7 +78,7 @@ function turnPaths(): Record<string, unknown> {
     },
     '/turns/{id}': {
       get: {
-        summary: "the turn's state (the `state` query); tool args/results redacted without the args right",
+        summary: "the turn's state (the `state` query); its content redacted without the args right",
         parameters: [turnId],
         responses: { '200': { description: 'state', ...json('TurnState') }, ...errors(401, 403, 404, 503, 504) },
       },

@@ -21,8 +21,17 @@ export interface GatewayOptions {
   /** Deadline of a `state` query / visibility list (default 10 s) and of a decision (default 30 s). */
   queryTimeoutMs?: number;
   decideTimeoutMs?: number;
-  /** SSE polling: fastest and slowest interval, heartbeat comment interval; open streams at most (default 200). */
-  stream?: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number; maxStreams?: number };
+  /**
+   * SSE polling: fastest and slowest interval, heartbeat comment interval; open streams at most
+   * (default 200), and per caller (default 10).
+   */
+  stream?: {
+    minIntervalMs?: number;
+    maxIntervalMs?: number;
+    heartbeatMs?: number;
+    maxStreams?: number;
+    maxStreamsPerCaller?: number;
+  };
   /** Trust X-Forwarded-For (behind a reverse proxy) for rate limiting. */
   trustProxy?: boolean;
   /**

@@ -25,7 +25,7 @@ export const DecisionBody = z.strictObject({
   approved: z.boolean({ error: 'approved must be true or false' }),
   reason: z.string().max(2_000).optional(),
   scope: TrustScope.optional(),
-  args: z.record(z.string(), z.unknown()).optional().describe('approve with edited arguments'),
+  args: z.record(z.string(), z.unknown()).optional().describe('approve with edited arguments (needs the args right)'),
   argsDigest: z.string().max(200).optional().describe('the argsDigest the approver saw; must match'),
   approver: z.string().max(200).optional().describe('ignored: the gateway records the verified identity'),
   approverGroups: z.array(z.string()).max(50).optional().describe('ignored: taken from the verified identity'),
@@ -60,7 +60,7 @@ export const Me = z.object({
 const PendingApproval = z.object({
   id: z.string(),
   tool: z.string(),
-  args: z.unknown().describe('exactly as the model sent them; "[redacted]" without the args right'),
+  args: z.unknown().describe('exactly as the model sent them; "[redacted]" (like all content) without the args right'),
   argsDigest: z.string(),
   requestedAt: z.string(),
   expiresAt: z.string().optional(),
@@ -105,6 +105,10 @@ export const TurnStateDoc = z.looseObject({
   agent: z.string(),
   turnId: z.string(),
   sessionId: z.string().optional(),
+  startedBy: z
+    .string()
+    .optional()
+    .describe('who started the turn: may not approve its calls (unless a gate allows it)'),
   pendingApprovals: z.array(PendingApproval),
   toolCalls: z.array(z.looseObject({ id: z.string(), name: z.string(), args: z.unknown(), status: z.string() })),
   trust: z.array(TrustGrant),

@@ -7,8 +7,8 @@
  * tells EventSource not to reconnect.
  *
  * A stream policy per subscriber: `types=TOOL_*,APPROVAL_*` (globs on the event type), `deltas=off`
- * to leave out the model's text, and redaction of tool arguments, results and previews for
- * identities without the `args` right.
+ * to leave out the model's text, and redaction of all content (./redact.ts) for identities without
+ * the `args` right — their stream has no model text at all.
  *
  * Model text streams as `event: delta` (`{call, attempt, text, skipped?}`: append) and
  * `event: discard` (`{call, attempt}`: a failed attempt is retried; drop its text), read from the
@@ -20,21 +20,9 @@ import type { ServerResponse } from 'node:http';
 import type { TurnEvent } from '../core/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type { TurnState } from '../core/state';
+import { redact } from './redact';
 
-export const REDACTED = '[redacted]';
-/** Fields that carry what a tool was asked to do or returned. */
-const SENSITIVE = new Set(['args', 'result', 'preview']);
-
-/** A deep copy with every tool argument, result and preview replaced by `[redacted]`. */
-export function redact<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(redact) as T;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SENSITIVE.has(k) && v !== undefined ? REDACTED : redact(v)]),
-    ) as T;
-  }
-  return value;
-}
+export { redact, REDACTED } from './redact';
 
 /** Parses `TOOL_*,APPROVAL_*` into a predicate on event types; undefined when absent; throws when malformed. */
 export function typeFilter(types: string | undefined): ((type: string) => boolean) | undefined {
@@ -57,6 +45,7 @@ export function parseLastEventId(value: string | undefined): number {
 export interface StreamOptions {
   afterSeq: number;
   filter?: (type: string) => boolean;
+  /** Only the turn's structure (./redact.ts): set `live` only for callers who may see content. */
   redact: boolean;
   /** Reads the turn's state (the `state` query). */
   poll: () => Promise<TurnState>;

@@ -1,6 +1,6 @@
 /**
  * Which MCP tools an agent gets, resolved once per turn by `startTurn`: each server it uses is listed
- * once, its tools become `ToolSpec`s in the recorded spec, and destructive ones get a default gate.
+ * once, its tools become `ToolSpec`s in the recorded spec, and all but read-only ones get a default gate.
  */
 import type { GateSpec, ToolSpec } from '../core/spec';
 import { defaultMcpGates, mcpToolSpec, type McpTool } from './convert';

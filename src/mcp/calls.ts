@@ -38,7 +38,8 @@ export function mcpCallable(pool: McpPool, validator: McpArgsValidator, name: st
         ...(ctx.timeoutMs !== undefined && { timeoutMs: ctx.timeoutMs }),
         meta: { [IDEMPOTENCY_META_KEY]: ctx.idempotencyKey },
       });
-      const text = resultText(result);
+      // A server that echoes its credentials does not put them in history.
+      const text = pool.scrub(server, resultText(result));
       if (result.isError) throw new McpToolError(text || 'the MCP server reported an error without details');
       return text;
     },

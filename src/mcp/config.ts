@@ -20,7 +20,10 @@ export const McpStdioServer = z.strictObject({
   cwd: z.string().optional(),
 });
 
-/** A server reached over MCP's streamable HTTP transport. */
+/**
+ * A server reached over MCP's streamable HTTP transport. Secrets in its URL (userinfo, query
+ * parameters) and its headers are never shown: messages, logs and history get {@link redactUrl}.
+ */
 export const McpHttpServer = z.strictObject({
   name: ServerName,
   url: z.url(),
@@ -50,7 +53,71 @@ export function parseMcpServers(raw: readonly unknown[]): McpServerConfig[] {
   return servers;
 }
 
-/** Where a server is, for error messages (never its headers or env, which may hold secrets). */
+/** Where a server is, for error messages and logs: never its headers, env, URL userinfo or query values. */
 export function describeServer(server: McpServerConfig): string {
-  return 'url' in server ? `${server.name} (${server.url})` : `${server.name} (${server.command})`;
+  return 'url' in server ? `${server.name} (${redactUrl(server.url)})` : `${server.name} (${server.command})`;
+}
+
+const HIDDEN = 'redacted';
+
+/** A URL as messages show it: userinfo and query values replaced, the fragment left out. */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '(an invalid URL)';
+  }
+  const userinfo = url.username || url.password ? `${HIDDEN}@` : '';
+  const query = [...url.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=${HIDDEN}`).join('&');
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * `text` (an error from the MCP SDK or the server, a tool's result) with the server's secrets taken
+ * out: its URL as {@link redactUrl} shows it, and every userinfo part, query value, header value
+ * (and the token after a scheme such as `Bearer`) or stdio `env` value of 6 characters or more.
+ */
+export function scrubSecrets(text: string, server: McpServerConfig): string {
+  let out = text;
+  const secrets: string[] = [];
+  if ('url' in server) {
+    const shown = redactUrl(server.url);
+    for (const form of urlForms(server.url)) out = out.split(form).join(shown);
+    secrets.push(...urlSecrets(server.url));
+    for (const value of Object.values(server.headers ?? {})) secrets.push(value, ...value.split(/\s+/).slice(1));
+  } else {
+    secrets.push(...Object.values(server.env ?? {}));
+  }
+  const longestFirst = [...new Set(secrets)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
+  for (const secret of longestFirst) out = out.split(secret).join(`[${HIDDEN}]`);
+  return out;
+}
+
+function urlForms(raw: string): string[] {
+  try {
+    return [...new Set([raw, new URL(raw).href])].sort((a, b) => b.length - a.length);
+  } catch {
+    return [raw];
+  }
+}
+
+function urlSecrets(raw: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [raw];
+  }
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const out = [url.username, url.password, decode(url.username), decode(url.password), url.search.slice(1)];
+  for (const [, value] of url.searchParams) out.push(value);
+  for (const pair of url.search.slice(1).split('&')) out.push(pair.slice(pair.indexOf('=') + 1));
+  return out;
 }

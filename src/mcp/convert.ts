@@ -1,7 +1,7 @@
 /**
  * MCP shapes → Tiller's: a listed tool becomes a `ToolSpec` (recorded in the turn's spec), its
- * annotations decide the default approval gate, and a call's content becomes the text the model reads.
- * Pure: no SDK runtime, no I/O.
+ * annotations decide the default approval gate (by the MCP spec's defaults: gated unless read-only),
+ * and a call's content becomes the text the model reads. Pure: no SDK runtime, no I/O.
  */
 import type { GateSpec, McpToolOrigin, ToolSpec } from '../core/spec';
 import { qualifiedName } from './names';
@@ -58,16 +58,17 @@ export function mcpToolSpec(server: string, tool: McpTool): ToolSpec {
 }
 
 /**
- * Whether a tool is gated unless its agent says otherwise: the server marks it destructive and not
- * read-only. Annotations are hints from the server, so they only ever add a gate, never remove one.
+ * Whether a tool is gated unless its agent says otherwise, by the MCP spec's defaults
+ * (`readOnlyHint: false`, `destructiveHint: true`): gated unless the server marks it read-only, and
+ * gated when it marks it both read-only and destructive (contradictory hints count as the riskier).
  */
-export function isDestructive(tool: McpTool): boolean {
-  return tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true;
+export function gatedByDefault(tool: McpTool): boolean {
+  return tool.annotations?.readOnlyHint !== true || tool.annotations.destructiveHint === true;
 }
 
 /**
- * The gates an agent's MCP tools add to its spec: a destructive tool gets a plain gate (no deadline)
- * unless the agent's `approvals` names it — with its own gate, or `false` to run it ungated.
+ * The gates an agent's MCP tools add to its spec: every tool gated by default gets a plain gate (no
+ * deadline) unless the agent's `approvals` names it — with its own gate, or `false` to run it ungated.
  */
 export function defaultMcpGates(
   tools: readonly { spec: ToolSpec; tool: McpTool }[],
@@ -75,7 +76,7 @@ export function defaultMcpGates(
 ): Record<string, GateSpec> {
   const gates: Record<string, GateSpec> = {};
   for (const { spec, tool } of tools) {
-    if (isDestructive(tool) && approvals[spec.name] === undefined) gates[spec.name] = {};
+    if (gatedByDefault(tool) && approvals[spec.name] === undefined) gates[spec.name] = {};
   }
   return gates;
 }

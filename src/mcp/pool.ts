@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describeServer, parseMcpServers, type McpServerConfig } from './config';
+import { describeServer, parseMcpServers, scrubSecrets, type McpServerConfig } from './config';
 import type { McpCallResult, McpTool } from './convert';
 import { splitQualifiedName } from './names';
 
@@ -112,8 +112,17 @@ export class McpPool {
     } catch (err) {
       if (isProtocolError(err) || opts.signal?.aborted) throw err;
       this.drop(server, client);
-      throw new McpUnavailableError(server, `MCP server ${this.describe(server)} failed: ${message(err)}`);
+      throw new McpUnavailableError(
+        server,
+        `MCP server ${this.describe(server)} failed: ${this.scrub(server, message(err))}`,
+      );
     }
+  }
+
+  /** `text` without the server's secrets (URL userinfo and query values, header and env values). */
+  scrub(server: string, text: string): string {
+    const config = this.servers.get(server);
+    return config ? scrubSecrets(text, config) : text;
   }
 
   /** Closes every connection (a stdio server's process ends with it). The pool cannot be used after. */
@@ -138,8 +147,10 @@ export class McpPool {
       } catch (err) {
         if (isProtocolError(err)) throw err;
         this.drop(server, client);
-        if (attempt >= 2)
-          throw new McpUnavailableError(server, `MCP server ${this.describe(server)} failed: ${message(err)}`);
+        if (attempt >= 2) {
+          const why = this.scrub(server, message(err));
+          throw new McpUnavailableError(server, `MCP server ${this.describe(server)} failed: ${why}`);
+        }
       }
     }
   }
@@ -173,7 +184,7 @@ export class McpPool {
       await client.close().catch(() => undefined);
       throw new McpUnavailableError(
         config.name,
-        `MCP server ${describeServer(config)} is unreachable: ${message(err)}`,
+        `MCP server ${describeServer(config)} is unreachable: ${scrubSecrets(message(err), config)}`,
       );
     }
     // A stdio server that exits, or an HTTP session the server ended: reconnect on next use.

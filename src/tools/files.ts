@@ -1,6 +1,8 @@
 /**
  * The demo tools: real file operations confined to a workspace folder (`TILLER_WORKSPACE`,
  * default `./workspace`). Paths that resolve outside it — `..`, absolute paths, symlinks — are refused.
+ * `delete_file` deletes regular files only: a symbolic link is refused, so neither the link nor what
+ * it points to (inside the workspace or not) is deleted.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,34 @@ export async function confine(root: string, relative: string): Promise<string> {
     throw new Error(`path "${relative}" is outside the workspace`);
   }
   return real;
+}
+
+/**
+ * The entry `relative` names, inside `root`, without following a symlink in its last component:
+ * its folder is resolved (and must be inside `root`), its name is kept. `confine` is checked first.
+ */
+async function confineEntry(root: string, relative: string): Promise<string> {
+  const realRoot = await fs.realpath(root).catch(() => path.resolve(root));
+  await confine(root, relative);
+  const target = path.resolve(realRoot, relative);
+  if (target === realRoot) throw new Error(`path "${relative}" is the workspace itself`);
+  const folder = await fs.realpath(path.dirname(target)).catch(() => path.dirname(target));
+  if (folder !== realRoot && !folder.startsWith(realRoot + path.sep)) {
+    throw new Error(`path "${relative}" is outside the workspace`);
+  }
+  return path.join(folder, path.basename(target));
+}
+
+/** The regular file `relative` names (lstat: a symlink is refused, never followed), for deleting. */
+async function regularFile(root: string, relative: string): Promise<{ file: string; size: number } | string> {
+  const file = await confineEntry(root, relative);
+  const stat = await friendly(relative, () => fs.lstat(file));
+  if (stat.isSymbolicLink()) {
+    throw new Error(
+      `${relative} is a symbolic link; delete_file deletes regular files only, never a link or what it points to`,
+    );
+  }
+  return stat.isFile() ? { file, size: stat.size } : `${relative} is not a file`;
 }
 
 /** File errors in words the model can act on, without the workspace's absolute path. */
@@ -60,18 +90,17 @@ export function fileTools(root: () => string = workspaceRoot) {
     input: PathArgs,
     // The approver judges the real effect: what is in the file, not the model's word for it.
     async preview({ path: p }) {
-      const file = await confine(root(), p);
-      const stat = await friendly(p, () => fs.stat(file));
-      if (!stat.isFile()) return `${p} is not a file; nothing would be deleted.`;
-      const head = (await fs.readFile(file, 'utf8')).split('\n').slice(0, 5).join('\n');
-      return `would delete ${p} (${stat.size} bytes). First lines:\n${head}`;
+      const found = await regularFile(root(), p);
+      if (typeof found === 'string') return `${found}; nothing would be deleted.`;
+      const head = (await fs.readFile(found.file, 'utf8')).split('\n').slice(0, 5).join('\n');
+      return `would delete ${p} (${found.size} bytes). First lines:\n${head}`;
     },
     async execute({ path: p }) {
-      const file = await confine(root(), p);
-      const stat = await friendly(p, () => fs.stat(file));
-      if (!stat.isFile()) throw new Error(`${p} is not a file`);
-      await friendly(p, () => fs.unlink(file));
-      return `Deleted ${p} (${stat.size} bytes).`;
+      const found = await regularFile(root(), p);
+      if (typeof found === 'string') throw new Error(found);
+      // unlink never follows a symlink: were the file swapped for one meanwhile, the link would go, not its target.
+      await friendly(p, () => fs.unlink(found.file));
+      return `Deleted ${p} (${found.size} bytes).`;
     },
   });
   return { readFile, deleteFile };

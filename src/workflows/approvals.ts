@@ -4,7 +4,7 @@
  * update's validator and the `decide` signal share `check`, so both channels accept and reject the
  * same payloads.
  */
-import { condition } from '@temporalio/workflow';
+import { condition, patched, workflowInfo } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { argsDigest } from '../core/digest';
@@ -14,6 +14,7 @@ import { Decision, formatZodError, type RecordedDecision } from '../core/schemas
 import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
 import { subAgentInput } from '../core/subagents';
 import { acts, hookOptions } from './activities';
+import { PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
@@ -33,6 +34,8 @@ export interface WaitingCall {
   preview?: string | undefined;
   /** Who may decide now (the current stage's approvers). */
   approvers?: string[] | undefined;
+  /** An empty `approvers` list allows nobody (false only for waits raised before that rule). */
+  emptyMeansNobody: boolean;
   stage: number;
   deadline?: number | undefined;
   nextReminder?: number | undefined;
@@ -122,11 +125,25 @@ export class ApprovalDesk {
     const decision = checked.decision;
     const waiter = this.waiters[decision.id]!;
     const who = { id: decision.id, ...(decision.approver !== undefined && { approver: decision.approver }) };
-    if (!mayDecide(waiter.approvers, decision.approver, decision.approverGroups)) {
+    const rule = waiter.approvers?.length === 0 && !waiter.emptyMeansNobody ? undefined : waiter.approvers;
+    if (!mayDecide(rule, decision.approver, decision.approverGroups)) {
       const allowed = describeApprovers(waiter.approvers ?? []);
       return this.reject(
         via,
         `${decision.approver ?? 'an anonymous approver'} may not decide ${waiter.call.tool}; allowed: ${allowed}`,
+        who,
+      );
+    }
+    const { startedBy } = this.deps.recorder.state;
+    if (
+      decision.approved &&
+      startedBy !== undefined &&
+      decision.approver === startedBy &&
+      !waiter.gate.allowSelfApproval
+    ) {
+      return this.reject(
+        via,
+        `${startedBy} may not decide ${waiter.call.tool}: ${startedBy} started this turn, and the gate does not allow self-approval`,
         who,
       );
     }
@@ -204,10 +221,13 @@ export class ApprovalDesk {
   async wait(call: ToolCallContext, gate: GateSpec, preview?: string): Promise<WaitOutcome> {
     const stages = stagesOf(gate);
     const first = stages[0]!;
+    // Each patch marks new turns; a wait raised before it (replayed without the marker) keeps the old rule.
+    const salt = patched(PATCH_SALTED_ARGS_DIGEST) ? workflowInfo().firstExecutionRunId : undefined;
     const waiter: Waiter = {
       call,
       gate,
-      digest: argsDigest(call.tool, call.args),
+      digest: argsDigest(call.tool, call.args, salt),
+      emptyMeansNobody: stages.some((s) => s.approvers?.length === 0) && patched(PATCH_EMPTY_APPROVERS_MEAN_NOBODY),
       deciding: false,
       stage: 0,
       reminder: 0,

@@ -12,3 +12,16 @@ export const PATCH_CONVERSATION_BY_REFERENCE = 'conversation-by-reference';
 
 /** Since 0.3 a turn continues as new when its history grows past its budget (src/workflows/carry.ts). */
 export const PATCH_TURN_CONTINUE_AS_NEW = 'turn-continue-as-new';
+
+/**
+ * An approval request's `argsDigest` is salted with the turn's first run id (a digest then confirms
+ * no guess of the arguments). Waits raised before the patch keep the plain digest: a decision in
+ * their history may carry it.
+ */
+export const PATCH_SALTED_ARGS_DIGEST = 'salted-args-digest';
+
+/**
+ * An empty approver list (a gate's or an escalation stage's) means nobody may decide; before the
+ * patch it meant anyone. Waits raised before keep the old rule: a decision in their history may rely on it.
+ */
+export const PATCH_EMPTY_APPROVERS_MEAN_NOBODY = 'empty-approvers-mean-nobody';

@@ -17,6 +17,7 @@ import {
 import {
   emptyUsage,
   formatZodError,
+  type Principal,
   RevokeTrustInput,
   SendInput,
   SessionInput,
@@ -65,7 +66,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     turnSeq: 0,
     runs: 0,
   };
-  let queued: { turnId: string; input: string } | undefined;
+  let queued: { turnId: string; input: string; principal?: Principal } | undefined;
   /** Turns whose child workflow exists (or failed to start, with the reason): what `send` waits for. */
   const started: Record<string, string | true> = {};
   let current: TurnProgress | undefined;
@@ -75,6 +76,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     version: WIRE_VERSION,
     sessionId,
     agent: input.agent,
+    ...(input.owner && { owner: input.owner }),
     status: current || queued ? 'running' : 'idle',
     ...(current && { currentTurn: current }),
     turns: carry.turns,
@@ -87,10 +89,10 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   setHandler(sessionStateQuery, state, { description: SESSION_STATE_DESCRIPTION });
   setHandler(
     sendUpdate,
-    async ({ input: text }) => {
+    async ({ input: text, principal }) => {
       carry.turnSeq += 1;
       const turnId = `${sessionId}-turn-${carry.turnSeq}`;
-      queued = { turnId, input: text };
+      queued = { turnId, input: text, ...(principal && { principal }) };
       // Answer once the turn's workflow exists, so the caller can query or await it right away.
       await condition(() => started[turnId] !== undefined);
       const outcome = started[turnId];
@@ -107,6 +109,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       validator: (raw) => {
         const checked = SendInput.safeParse(raw);
         if (!checked.success) throw refused(`malformed send: ${formatZodError(checked.error)}`);
+        const stranger = strangerOf(sessionId, input.owner, checked.data.principal);
+        if (stranger !== undefined) throw refused(stranger);
         if (input.tokenBudget !== undefined && carry.usage.totalTokens >= input.tokenBudget) {
           throw refused(
             `session ${sessionId} has used its token budget (${carry.usage.totalTokens} of ${input.tokenBudget} tokens)`,
@@ -153,7 +157,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   const maxHistory = input.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS;
   for (;;) {
     await condition(() => queued !== undefined);
-    const { turnId, input: text } = queued!;
+    const { turnId, input: text, principal } = queued!;
     queued = undefined;
     current = { turnId, status: 'running', pendingApprovals: [] };
     const summary = { turnId, input: text, status: 'running' as const, startedAt: new Date().toISOString() };
@@ -170,6 +174,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
             agent: input.agent,
             input: text,
             sessionId,
+            ...(principal && { startedBy: principal.name }),
             trust: carry.trust,
             history: carry.conversation,
             ...(input.tokenBudget !== undefined && {
@@ -231,6 +236,25 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       }
     }
   }
+}
+
+/**
+ * Why a sender may not send into this session, if it may not: a session belongs to the principal
+ * that created it (by name); one started without a principal (a Temporal client: the CLI, the
+ * library, the `temporal` CLI) takes only sends without one, so a gateway caller never gets into it.
+ */
+function strangerOf(sessionId: string, owner?: Principal, sender?: Principal): string | undefined {
+  if (owner === undefined) {
+    if (sender === undefined) return undefined;
+    return `session ${sessionId} has no owner (it was started without a principal); ${sender.name} may not send into it`;
+  }
+  if (sender === undefined) {
+    return `session ${sessionId} belongs to ${owner.name}; a send without a principal may not go into it`;
+  }
+  if (sender.name !== owner.name) {
+    return `session ${sessionId} belongs to ${owner.name}; ${sender.name} may not send into it`;
+  }
+  return undefined;
 }
 
 /** A `send` or `revokeTrust` the session refuses (from a validator: nothing reaches history). */

@@ -97,6 +97,8 @@ export class SubAgents {
             agent: sub.agent,
             input: call.input,
             parent: { turnId: this.state.turnId, toolCallId: call.toolCallId, agent: call.spec.name },
+            // The parent's starter may not approve the sub-agent's calls either.
+            ...(this.state.startedBy !== undefined && { startedBy: this.state.startedBy }),
             ...(sub.inherit && { inherit: [call.spec.name, ...(call.spec.inherits ?? [])], trust: call.trust }),
             ...(call.tokenBudget !== undefined && { tokenBudget: call.tokenBudget }),
           },

@@ -51,6 +51,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         turnId: workflowId,
         agent: input.agent,
         ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+        ...(input.startedBy !== undefined && { startedBy: input.startedBy }),
         ...(input.trust !== undefined && { trust: input.trust }),
       }),
   );

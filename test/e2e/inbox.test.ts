@@ -47,7 +47,9 @@ beforeAll(async () => {
   running = worker.run();
   gateway = await buildGateway({
     tiller: h.tiller,
-    identities: { tokens: [{ name: 'alice', groups: ['ops'], sha256: hashToken(TOKEN) }] },
+    identities: {
+      tokens: [{ name: 'alice', groups: ['ops'], sha256: hashToken(TOKEN), scopes: ['read', 'decide', 'args'] }],
+    },
     queryTimeoutMs: 5_000,
   });
   url = await gateway.listen({ host: '127.0.0.1', port: 0 });

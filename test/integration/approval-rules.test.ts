@@ -7,6 +7,7 @@ import { recordFixture } from '../support/fixtures';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import { fileTools } from '../../src/tools/files';
+import { argsDigest } from '../../src/core/digest';
 
 let h: Harness;
 beforeAll(async () => {
@@ -36,15 +37,25 @@ const treasurer = defineAgent({
   tools: ['transfer', 'read_file', 'delete_file'],
   approvals: { transfer: { approvers: ['alice', 'group:finance'] }, delete_file: true },
 });
+/** Gates nobody may decide: an empty list, at once or after escalation (they can only expire). */
+const locked = defineAgent({
+  name: 'locked',
+  instructions: 'x',
+  tools: ['transfer', 'delete_file'],
+  approvals: {
+    transfer: { approvers: [], timeout: '3s' },
+    delete_file: { approvers: ['alice'], timeout: '1s', onTimeout: { escalate: { approvers: [], timeout: '3s' } } },
+  },
+});
 const worker = () => {
   const { readFile, deleteFile } = fileTools(() => h.workspace);
-  return h.worker({ agents: [treasurer], tools: [transfer, readFile, deleteFile] });
+  return h.worker({ agents: [treasurer, locked], tools: [transfer, readFile, deleteFile] });
 };
 
-async function paused(label: string, script: any[]) {
+async function paused(label: string, script: any[], agent = 'treasurer') {
   h.model.setScript(script);
   const turnId = h.turnId(label);
-  await h.tiller.startTurn({ agent: 'treasurer', input: label, turnId });
+  await h.tiller.startTurn({ agent, input: label, turnId });
   return { turnId, state: await waitForState(h.tiller, turnId, awaitingApproval) };
 }
 const transferCall = (id: string, cents = 500) => ({
@@ -92,6 +103,73 @@ test('a decision carrying a stale argsDigest is rejected; the matching digest is
     await h.tiller.result(turnId);
   });
   expect(transfers).toEqual([{ to: 'bob', cents: 700 }]);
+});
+
+test('argsDigest is salted per turn: equal arguments in two turns give different digests', async () => {
+  await (
+    await worker()
+  ).runUntil(async () => {
+    h.model.setScript([transferCall('s1', 321), transferCall('s1', 321), { content: 'ok' }, { content: 'ok' }]);
+    const [one, two] = [h.turnId('salt-1'), h.turnId('salt-2')];
+    const digests: string[] = [];
+    for (const turnId of [one, two]) {
+      await h.tiller.startTurn({ agent: 'treasurer', input: 'pay', turnId });
+      digests.push((await waitForState(h.tiller, turnId, awaitingApproval)).pendingApprovals[0]!.argsDigest);
+    }
+    const [d1, d2] = digests as [string, string];
+    expect(d1).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(d1).not.toBe(d2);
+    // Not the plain digest of the arguments: a reader cannot confirm a guess of them.
+    expect(d1).not.toBe(argsDigest('transfer', { to: 'bob', cents: 321 }));
+    // The digest shown is the one a decision must carry.
+    await expect(h.tiller.decide(two, { id: 's1', approved: true, approver: 'alice', argsDigest: d1 })).rejects.toThrow(
+      /does not match the pending call/,
+    );
+    await h.tiller.decide(one, { id: 's1', approved: true, approver: 'alice', argsDigest: d1 });
+    await h.tiller.result(one);
+    await recordFixture(h.client, one, 'salted-digest-decided');
+    await h.tiller.decide(two, { id: 's1', approved: false, approver: 'alice', argsDigest: d2 });
+    await h.tiller.result(two);
+  });
+  expect(transfers).toEqual([{ to: 'bob', cents: 321 }]);
+});
+
+test('an empty approver list means nobody may decide (at once, or after an escalation); the call expires', async () => {
+  fs.writeFileSync(path.join(h.workspace, 'locked.txt'), 'locked\n');
+  await (
+    await worker()
+  ).runUntil(async () => {
+    const { turnId, state } = await paused(
+      'nobody',
+      [
+        {
+          toolCalls: [
+            { id: 'n1', name: 'transfer', arguments: { to: 'bob', cents: 5 } },
+            { id: 'n2', name: 'delete_file', arguments: { path: 'locked.txt' } },
+          ],
+        },
+        { content: 'nobody decided' },
+      ],
+      'locked',
+    );
+    expect(state.pendingApprovals.find((p) => p.id === 'n1')!.approvers).toEqual([]);
+    await expect(h.tiller.approve(turnId, 'n1', { approver: 'alice' })).rejects.toThrow(
+      'alice may not decide transfer; allowed: nobody',
+    );
+    await expect(h.tiller.approve(turnId, 'n1')).rejects.toThrow(/an anonymous approver may not decide transfer/);
+    await waitForState(h.tiller, turnId, (s) => s.pendingApprovals.some((p) => p.id === 'n2' && p.escalated));
+    await expect(h.tiller.approve(turnId, 'n2', { approver: 'alice' })).rejects.toThrow(
+      'alice may not decide delete_file; allowed: nobody',
+    );
+    const result = await h.tiller.result(turnId);
+    expect(result.toolCalls.map((c) => [c.id, c.status])).toEqual([
+      ['n1', 'timed_out'],
+      ['n2', 'timed_out'],
+    ]);
+    await recordFixture(h.client, turnId, 'empty-approvers-nobody');
+  });
+  expect(transfers).toEqual([]);
+  expect(fs.existsSync(path.join(h.workspace, 'locked.txt'))).toBe(true);
 });
 
 test('approve with edited arguments: validated against the schema, run with them, both recorded', async () => {

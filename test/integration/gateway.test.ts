@@ -25,7 +25,7 @@ const ledger = defineAgent({
 });
 
 const token = () => randomBytes(24).toString('base64url');
-const T = { alice: token(), bob: token(), carol: token() };
+const T = { alice: token(), bob: token(), carol: token(), sam: token() };
 const JWT_SECRET = randomBytes(32).toString('hex');
 const WEBHOOK_SECRET = randomBytes(24).toString('hex');
 
@@ -58,8 +58,15 @@ beforeAll(async () => {
     tiller: counting,
     identities: {
       tokens: [
-        { name: 'alice', groups: ['finance'], sha256: hashToken(T.alice) },
+        {
+          name: 'alice',
+          groups: ['finance'],
+          sha256: hashToken(T.alice),
+          scopes: ['read', 'start', 'decide', 'cancel', 'args'],
+        },
         { name: 'bob', sha256: hashToken(T.bob), scopes: ['read'] },
+        // Starts the turns the others decide: a turn's starter may not approve its own calls.
+        { name: 'sam', sha256: hashToken(T.sam), scopes: ['read', 'start'] },
         { name: 'carol', groups: ['ops'], sha256: hashToken(T.carol), scopes: ['read', 'decide', 'args'] },
       ],
       jwt: { secret: JWT_SECRET },
@@ -106,7 +113,7 @@ async function call(
 }
 
 async function startTurn(input: string, agent = 'assistant'): Promise<string> {
-  const res = await call('POST', '/turns', { as: T.alice, body: { agent, input } });
+  const res = await call('POST', '/turns', { as: T.sam, body: { agent, input } });
   expect(res.status).toBe(201);
   started.push(res.body.turnId);
   return res.body.turnId as string;

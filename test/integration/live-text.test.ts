@@ -113,7 +113,8 @@ describe('through the gateway', () => {
   beforeAll(async () => {
     app = await buildGateway({
       tiller: h.tiller,
-      identities: { tokens: [{ name: 'ann', sha256: hashToken(TOKEN), scopes: ['read'] }] },
+      // The live text is content: it streams to callers with the args right only (see gateway-guard.test.ts).
+      identities: { tokens: [{ name: 'ann', sha256: hashToken(TOKEN), scopes: ['read', 'args'] }] },
       rateLimit: { max: 10_000, timeWindowMs: 60_000 },
       queryTimeoutMs: 5_000,
       stream: { minIntervalMs: 50, maxIntervalMs: 500 },

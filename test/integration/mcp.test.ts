@@ -7,7 +7,8 @@ import path from 'node:path';
 import { defineAgent } from '../../src/agents/define';
 import type { AgentSpec } from '../../src/core/spec';
 import { parseMcpServers, type McpServerConfig } from '../../src/mcp/config';
-import { defaultMcpGates, isDestructive, resultText, type McpTool } from '../../src/mcp/convert';
+import { defaultMcpGates, gatedByDefault, resultText, type McpTool } from '../../src/mcp/convert';
+import { McpPool } from '../../src/mcp/pool';
 import { splitQualifiedName } from '../../src/mcp/names';
 import { startHttpMcpServer, type HttpMcpServer } from '../fixtures/mcp/server';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
@@ -16,6 +17,9 @@ import { ROOT } from '../support/processes';
 let h: Harness;
 let web: HttpMcpServer;
 let deadUrl: string;
+/** A dead server whose URL and headers carry secrets (userinfo, a query parameter, a header). */
+let vaultUrl: string;
+const VAULT_HEADERS = { Authorization: 'Bearer HDR-SECRET-3', 'X-Api-Key': 'HDR-SECRET-4' };
 
 /** A loopback URL nothing listens on: a port the OS just handed out and took back. */
 async function closedPortUrl(): Promise<string> {
@@ -30,6 +34,7 @@ beforeAll(async () => {
   h = await createHarness();
   web = await startHttpMcpServer();
   deadUrl = await closedPortUrl();
+  vaultUrl = deadUrl.replace('http://', 'http://tiller:PW-SECRET-1@') + '?api_key=QS-SECRET-2&team=ops';
 });
 afterAll(async () => {
   await web?.close();
@@ -45,14 +50,30 @@ const mcpServers = (): McpServerConfig[] => [
   },
   { name: 'web', url: web.url },
   { name: 'dead', url: deadUrl },
+  { name: 'vault', url: vaultUrl, headers: VAULT_HEADERS },
 ];
 
-const deskAgent = defineAgent({ name: 'desk-agent', instructions: 'Help with tickets.', tools: [], mcp: ['desk'] });
+// Tools a server does not mark read-only are gated by default (the MCP spec's defaults); these agents
+// say which ones they run without a gate.
+const deskAgent = defineAgent({
+  name: 'desk-agent',
+  instructions: 'Help with tickets.',
+  tools: [],
+  mcp: ['desk'],
+  approvals: { desk__whoami: false },
+});
 const webAgent = defineAgent({
   name: 'web-agent',
   instructions: 'Help with tickets.',
   tools: ['read_file', 'web__create_ticket', 'web__delete_ticket', 'web__close_ticket'],
+  approvals: { web__create_ticket: false, web__close_ticket: false },
 });
+const defaultsAgent = defineAgent({
+  name: 'defaults-agent',
+  instructions: 'x',
+  tools: ['web__list_tickets', 'web__create_ticket', 'web__whoami'],
+});
+const vaultAgent = defineAgent({ name: 'vault-agent', instructions: 'x', tools: ['vault__anything'] });
 const trustingAgent = defineAgent({
   name: 'trusting-agent',
   instructions: 'x',
@@ -60,7 +81,10 @@ const trustingAgent = defineAgent({
   approvals: { web__delete_ticket: false },
 });
 const deadAgent = defineAgent({ name: 'dead-agent', instructions: 'x', tools: ['dead__anything'] });
-const options = () => ({ agents: [deskAgent, webAgent, trustingAgent, deadAgent], mcpServers: mcpServers() });
+const options = () => ({
+  agents: [deskAgent, webAgent, trustingAgent, deadAgent, defaultsAgent, vaultAgent],
+  mcpServers: mcpServers(),
+});
 
 const toolMessage = (body: any, id: string) =>
   body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
@@ -156,9 +180,9 @@ test('stdio: a server`s tools are listed once into the turn`s spec, called, and 
   expect(pid).toBeGreaterThan(0);
   expect(pid).not.toBe(process.pid);
 
-  // Annotations: destructive → gated by default; read-only (even if also marked destructive) → not.
+  // Annotations: gated unless marked read-only (and not also destructive); whoami is opted out.
   const spec = await recordedSpec(turnId);
-  expect(spec.gates).toEqual({ desk__delete_ticket: {} });
+  expect(spec.gates).toEqual({ desk__create_ticket: {}, desk__delete_ticket: {}, desk__close_ticket: {} });
   expect(spec.tools.find((t) => t.name === 'desk__whoami')?.mcp).toEqual({
     server: 'desk',
     tool: 'whoami',
@@ -312,17 +336,89 @@ test('an MCP server that cannot be reached when the turn starts fails it with a 
   expect(h.model.requests.length).toBe(first);
 });
 
+test('http: MCP spec defaults: a tool is gated unless its server marks it read-only (and not also destructive)', async () => {
+  h.model.setScript([
+    {
+      toolCalls: [
+        { id: 'r1', name: 'web__list_tickets', arguments: {} },
+        { id: 'c1', name: 'web__create_ticket', arguments: { title: 'printer', priority: 2 } },
+        { id: 'w1', name: 'web__whoami', arguments: {} },
+      ],
+    },
+    { content: 'done' },
+  ]);
+  const turnId = h.turnId('mcp-defaults');
+  const before = web.calls.length;
+  await h.withWorker(async () => {
+    await h.tiller.startTurn({ agent: 'defaults-agent', input: 'go', turnId });
+    const ended = (s: { status: string }) => ['completed', 'failed', 'cancelled'].includes(s.status);
+    const settled = await waitForState(
+      h.tiller,
+      turnId,
+      (s) =>
+        ended(s) ||
+        (s.pendingApprovals.length === 2 && s.toolCalls.some((c) => c.id === 'r1' && c.status === 'succeeded')),
+    );
+    expect(settled.status).toBe('awaiting_approval');
+    expect(settled.pendingApprovals.map((p) => p.id).sort()).toEqual(['c1', 'w1']);
+    // Nothing but the read-only tool reached the server.
+    expect(web.calls.slice(before).map((c) => c.tool)).toEqual(['list_tickets']);
+    await h.tiller.deny(turnId, 'c1', { approver: 'alice' });
+    await h.tiller.deny(turnId, 'w1', { approver: 'alice' });
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed' });
+  }, options());
+  expect((await recordedSpec(turnId)).gates).toEqual({ web__create_ticket: {}, web__whoami: {} });
+});
+
+test('secrets in an MCP server URL and headers never reach history, state or the error', async () => {
+  const turnId = h.turnId('mcp-vault');
+  const [result, state] = await h.withWorker(async () => {
+    await h.tiller.startTurn({ agent: 'vault-agent', input: 'anything', turnId });
+    return [await h.tiller.result(turnId), await h.tiller.state(turnId)] as const;
+  }, options());
+  expect(result.status).toBe('failed');
+  const port = new URL(deadUrl).port;
+  expect(result.error).toMatch(
+    `could not start agent vault-agent: McpServerUnavailable: MCP server vault (http://redacted@127.0.0.1:${port}/mcp?api_key=redacted&team=redacted) is unreachable: `,
+  );
+  const everything = [JSON.stringify(result), JSON.stringify(state), ...(await history(turnId)).map(eventText)].join(
+    '\n',
+  );
+  expect(everything).toContain('MCP server vault');
+  expect(everything).not.toMatch(/SECRET/);
+});
+
 describe('MCP mapping and configuration (no server needed)', () => {
-  test('annotations: only destructive tools not also marked read-only get a default gate', () => {
+  test('what the pool reports (and the worker logs) about a server never includes its secrets', async () => {
+    const pool = new McpPool([{ name: 'vault', url: vaultUrl, headers: VAULT_HEADERS }]);
+    try {
+      const err: Error = await pool.listTools('vault').then(
+        () => new Error('listed?'),
+        (e: Error) => e,
+      );
+      expect(err.name).toBe('McpUnavailableError');
+      expect(err.message).toMatch(
+        /^MCP server vault \(http:\/\/redacted@127\.0\.0\.1:\d+\/mcp\?api_key=redacted&team=redacted\)/,
+      );
+      expect(`${err.message}\n${err.stack}`).not.toMatch(/SECRET/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('annotations: gated unless read-only, and gated when a server says both read-only and destructive', () => {
     const tool = (annotations?: McpTool['annotations']): McpTool => ({
       name: 't',
       inputSchema: { type: 'object' },
       ...(annotations && { annotations }),
     });
-    expect(isDestructive(tool({ destructiveHint: true }))).toBe(true);
-    expect(isDestructive(tool({ destructiveHint: true, readOnlyHint: true }))).toBe(false);
-    expect(isDestructive(tool({ readOnlyHint: true }))).toBe(false);
-    expect(isDestructive(tool())).toBe(false);
+    expect(gatedByDefault(tool())).toBe(true);
+    expect(gatedByDefault(tool({ destructiveHint: true }))).toBe(true);
+    expect(gatedByDefault(tool({ destructiveHint: false }))).toBe(true);
+    expect(gatedByDefault(tool({ readOnlyHint: false }))).toBe(true);
+    expect(gatedByDefault(tool({ destructiveHint: true, readOnlyHint: true }))).toBe(true);
+    expect(gatedByDefault(tool({ readOnlyHint: true }))).toBe(false);
+    expect(gatedByDefault(tool({ readOnlyHint: true, destructiveHint: false }))).toBe(false);
     const spec = (name: string) => ({ name, description: '', parameters: {} });
     expect(
       defaultMcpGates(

@@ -11,7 +11,13 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
 import type { TurnState } from '../../src/core/state';
-import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../../src/testing/scripted-model';
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptFn,
+  type ScriptStep,
+} from '../../src/testing/scripted-model';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { fileTools } from '../../src/tools/files';
 
@@ -125,3 +131,20 @@ export async function waitForState(
 }
 
 export const awaitingApproval = (s: TurnState) => s.status === 'awaiting_approval';
+
+/**
+ * One script per turn, chosen by the turn's input (the last user message of the request): turns of
+ * different tests never take each other's steps. A request no route matches gets a 400, which fails
+ * its turn at once (a 5xx would be retried).
+ */
+export function scriptByInput(routes: Record<string, ScriptStep[]>): ScriptFn {
+  const seen: Record<string, number> = {};
+  return ({ body }) => {
+    const input = [...(body.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user')?.content;
+    const steps = typeof input === 'string' ? routes[input] : undefined;
+    if (!steps)
+      return { error: { status: 400, message: `scripted model: no script for input ${JSON.stringify(input)}` } };
+    const index = (seen[input!] = (seen[input!] ?? -1) + 1);
+    return steps[index] ?? { error: { status: 400, message: `scripted model: the script for ${input} has ended` } };
+  };
+}

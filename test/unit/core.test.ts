@@ -1,5 +1,6 @@
 /** The pure core: reducer, policy, digest, decision checks. No server. */
 import { createHash } from 'node:crypto';
+import { describeApprovers, mayDecide } from '../../src/core/approvers';
 import { argsDigest, canonicalJson, sha256Hex } from '../../src/core/digest';
 import {
   approvalGate,
@@ -46,6 +47,26 @@ describe('digest', () => {
     expect(argsDigest('t', { x: 1, y: 2 })).toBe(argsDigest('t', { y: 2, x: 1 }));
     expect(argsDigest('t', { x: 1 })).not.toBe(argsDigest('u', { x: 1 }));
     expect(argsDigest('t', { x: 1 })).not.toBe(argsDigest('t', { x: 2 }));
+  });
+  test('a salted digest depends on the salt; without one it is the digest of {tool, args} (older turns)', () => {
+    expect(argsDigest('t', { x: 1 })).toBe(`sha256:${sha256Hex('{"args":{"x":1},"tool":"t"}')}`);
+    expect(argsDigest('t', { x: 1 }, 'run-a')).toBe(argsDigest('t', { x: 1 }, 'run-a'));
+    expect(argsDigest('t', { x: 1 }, 'run-a')).not.toBe(argsDigest('t', { x: 1 }, 'run-b'));
+    expect(argsDigest('t', { x: 1 }, 'run-a')).not.toBe(argsDigest('t', { x: 1 }));
+  });
+});
+
+describe('approver rules', () => {
+  test('absent approvers: anyone; an empty list: nobody; else names or groups', () => {
+    expect(mayDecide(undefined, 'x')).toBe(true);
+    expect(mayDecide(undefined)).toBe(true);
+    expect(mayDecide([], 'x', ['g'])).toBe(false);
+    expect(mayDecide([])).toBe(false);
+    expect(mayDecide(['x'], 'x')).toBe(true);
+    expect(mayDecide(['group:g'], 'y', ['g'])).toBe(true);
+    expect(mayDecide(['x', 'group:g'], 'y', ['h'])).toBe(false);
+    expect(describeApprovers([])).toBe('nobody');
+    expect(describeApprovers(['x', 'group:g'])).toBe('x, group:g');
   });
 });
 

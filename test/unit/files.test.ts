@@ -40,3 +40,26 @@ test('never deletes through a symlink that points outside', async () => {
   await expect(deleteFile.execute({ path: 'link.txt' }, ctx)).rejects.toThrow(/outside the workspace/);
   expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret');
 });
+
+test('delete_file refuses a symlink and never deletes what it points to (inside or outside)', async () => {
+  const { deleteFile } = fileTools(() => root);
+  fs.writeFileSync(path.join(root, 'target.txt'), 'the target');
+  fs.symlinkSync(path.join(root, 'target.txt'), path.join(root, 'inner-link.txt'));
+  fs.symlinkSync('target.txt', path.join(root, 'relative-link.txt'));
+  for (const link of ['inner-link.txt', 'relative-link.txt']) {
+    await expect(deleteFile.execute({ path: link }, ctx)).rejects.toThrow(
+      `${link} is a symbolic link; delete_file deletes regular files only, never a link or what it points to`,
+    );
+    await expect(deleteFile.preview!({ path: link }, ctx)).rejects.toThrow(`${link} is a symbolic link`);
+    expect(fs.lstatSync(path.join(root, link)).isSymbolicLink()).toBe(true);
+  }
+  expect(fs.readFileSync(path.join(root, 'target.txt'), 'utf8')).toBe('the target');
+  await expect(deleteFile.execute({ path: 'link.txt' }, ctx)).rejects.toThrow(/outside the workspace|symbolic link/);
+  expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+  // A file reached through a symlinked folder inside the workspace is that file: it may be deleted.
+  fs.mkdirSync(path.join(root, 'real-dir'));
+  fs.writeFileSync(path.join(root, 'real-dir', 'f.txt'), 'f');
+  fs.symlinkSync(path.join(root, 'real-dir'), path.join(root, 'dir-link'));
+  expect(await deleteFile.execute({ path: 'dir-link/f.txt' }, ctx)).toBe('Deleted dir-link/f.txt (1 bytes).');
+  expect(fs.existsSync(path.join(root, 'real-dir', 'f.txt'))).toBe(false);
+});

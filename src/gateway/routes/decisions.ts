@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describeApprovers, mayDecide } from '../../core/approvers';
 import { identityOf } from '../auth';
 import { HttpError } from '../errors';
-import type { Identity } from '../identity';
+import { canSeeArgs, type Identity } from '../identity';
 import { DecisionBody, TurnIdParam } from '../schemas';
 import { parse } from './shared';
 import type { TurnCalls } from './turn-calls';
@@ -14,6 +14,10 @@ export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): 
     const { id: turnId } = parse(TurnIdParam, req.params, 400);
     // `approver` and `approverGroups` in the body are accepted and ignored: the identity decides.
     const { approver: _ignored, approverGroups: _ignoredGroups, ...body } = parse(DecisionBody, req.body);
+    // Editing arguments means seeing them: it takes the `args` right.
+    if (body.args !== undefined && !canSeeArgs(identity)) {
+      throw new HttpError(403, `${identity.name} may not edit arguments: that needs the args right`);
+    }
     // Refuse an approver outside the gate here, so that nothing is written to the turn; the workflow
     // enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
     const state = await calls.readStateChecked(turnId).catch((err: unknown) => calls.closedOrMissing(turnId, err));

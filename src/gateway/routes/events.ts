@@ -12,6 +12,8 @@ import type { TurnCalls } from './turn-calls';
 
 export function registerEventRoutes(app: FastifyInstance, deps: RouteDeps, calls: TurnCalls): void {
   let openStreams = 0;
+  /** Open streams per caller: one caller may not take every slot. */
+  const perCaller = new Map<string, number>();
   app.get('/turns/:id/events', { config: { scope: 'read', queryToken: true } }, async (req, reply) => {
     const identity = identityOf(req);
     const { id } = parse(TurnIdParam, req.params, 400);
@@ -24,17 +26,28 @@ export function registerEventRoutes(app: FastifyInstance, deps: RouteDeps, calls
       return reply.status(204).send();
     }
     if (openStreams >= deps.maxStreams) throw new HttpError(429, 'too many open event streams; try again later');
+    const caller = `${identity.via}:${identity.name}`;
+    const mine = perCaller.get(caller) ?? 0;
+    if (mine >= deps.maxStreamsPerCaller) {
+      throw new HttpError(
+        429,
+        `${identity.name} has ${mine} open event streams, the most one caller may have; close one first`,
+      );
+    }
     openStreams++;
+    perCaller.set(caller, mine + 1);
+    const content = canSeeArgs(identity);
     try {
       await sendStream(reply, deps.closing, (res, aborted) =>
         calls.track(
           streamEvents(res, aborted, {
             afterSeq,
             ...(filter && { filter }),
-            redact: !canSeeArgs(identity),
+            redact: !content,
             first,
             poll: () => calls.readState(id),
-            ...(query.deltas !== 'off' && { live: () => deps.tiller.liveText(id) }),
+            // The live text is the model's: only for callers who may see content.
+            ...(query.deltas !== 'off' && content && { live: () => deps.tiller.liveText(id) }),
             subscribe: (wake) => deps.nudges.subscribe(id, wake),
             ...deps.stream,
           }),
@@ -42,6 +55,9 @@ export function registerEventRoutes(app: FastifyInstance, deps: RouteDeps, calls
       );
     } finally {
       openStreams--;
+      const left = (perCaller.get(caller) ?? 1) - 1;
+      if (left > 0) perCaller.set(caller, left);
+      else perCaller.delete(caller);
     }
   });
 }

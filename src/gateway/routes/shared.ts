@@ -14,8 +14,10 @@ export interface RouteDeps {
   queryTimeoutMs: number;
   decideTimeoutMs: number;
   stream: { minIntervalMs?: number; maxIntervalMs?: number; heartbeatMs?: number };
-  /** Open SSE streams at most, over all clients. */
+  /** Open SSE streams at most, over all clients … */
   maxStreams: number;
+  /** … and per caller (identity). */
+  maxStreamsPerCaller: number;
   /** Aborted when the gateway closes: ends every open stream. */
   closing: AbortSignal;
 }

@@ -5,7 +5,7 @@ import { identityOf } from '../auth';
 import { HttpError, toHttpError } from '../errors';
 import { canSeeArgs, type Identity } from '../identity';
 import { StartTurnBody, TurnIdParam } from '../schemas';
-import { redact } from '../sse';
+import { redact } from '../redact';
 import { parse, type RouteDeps } from './shared';
 import type { TurnCalls } from './turn-calls';
 
@@ -15,16 +15,20 @@ export function registerTurnRoutes(app: FastifyInstance, deps: RouteDeps, calls:
   const { tiller } = deps;
 
   app.post('/turns', { config: { scope: 'start' } }, async (req, reply) => {
+    const identity = identityOf(req);
     const body = parse(StartTurnBody, req.body);
     try {
       if (body.sessionId !== undefined) {
+        // The caller is the session's principal: its owner when this send starts it, else checked
+        // against the owner by the session (a refusal is a 403).
+        const principal = { name: identity.name, groups: identity.groups };
         const { turnId } = await calls.withDeadline(deps.decideTimeoutMs, () =>
-          tiller.send(body.sessionId!, body.input, { agent: body.agent }),
+          tiller.send(body.sessionId!, body.input, { agent: body.agent, principal }),
         );
         return reply.status(201).send({ turnId, sessionId: body.sessionId });
       }
       const handle = await calls.withDeadline(deps.queryTimeoutMs, () =>
-        tiller.startTurn({ agent: body.agent, input: body.input }),
+        tiller.startTurn({ agent: body.agent, input: body.input, startedBy: identity.name }),
       );
       return reply.status(201).send({ turnId: handle.workflowId });
     } catch (err) {
