@@ -34,7 +34,14 @@ const lookup = defineTool({
   execute: ({ q }) => `${q}: found`,
 });
 const agent = defineAgent({ name: 'plugged', instructions: 'x', tools: ['lookup'], model: 'scripted-4o' });
-const deskAgent = defineAgent({ name: 'desk-agent', instructions: 'x', tools: [], mcp: ['desk'] });
+// whoami has no read-only hint, so MCP's defaults would gate it: opted out, this test is about the lifecycle.
+const deskAgent = defineAgent({
+  name: 'desk-agent',
+  instructions: 'x',
+  tools: [],
+  mcp: ['desk'],
+  approvals: { desk__whoami: false },
+});
 
 const tillerOptions = (more: TillerPluginOptions = {}): TillerPluginOptions => ({
   agents: [agent],
