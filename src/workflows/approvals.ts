@@ -74,7 +74,8 @@ function stagesOf(gate: GateSpec): Stage[] {
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 export class ApprovalDesk {
-  private readonly waiters: Record<string, Waiter> = {};
+  // No prototype: a decision id such as "constructor" or "__proto__" must not find anything here.
+  private readonly waiters: Record<string, Waiter> = Object.create(null);
 
   constructor(private readonly deps: DeskDeps) {}
 

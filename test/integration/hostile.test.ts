@@ -175,3 +175,31 @@ test('with decide signals off, a signal is recorded as rejected (bounded) and on
     { decideSignal: false },
   );
 });
+
+test('decision ids that name Object.prototype members find no call: refused on both channels, nothing wedged', async () => {
+  const file = sentinel();
+  const { result, state, failedTasks } = await turn(
+    'proto-ids',
+    { toolCalls: [{ id: 'p1', name: 'delete_file', arguments: { path: 'keep.txt' } }] },
+    async (turnId) => {
+      await waitForState(h.tiller, turnId, awaitingApproval);
+      for (const id of ['valueOf', 'constructor', 'toString', 'hasOwnProperty']) {
+        await expect(h.tiller.approve(turnId, id)).rejects.toThrow(/unknown tool call id/);
+      }
+      for (const id of ['constructor', '__proto__', 'valueOf'])
+        await h.tiller.signalDecision(turnId, { id, approved: true });
+      const seen = await waitForState(
+        h.tiller,
+        turnId,
+        (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 3,
+      );
+      expect(seen.status).toBe('awaiting_approval');
+      await h.tiller.deny(turnId, 'p1');
+    },
+  );
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toBe(0);
+  expect(deleteCall(state)).toMatchObject({ status: 'denied' });
+  expect(state.events.some((e) => e.type === 'TOOL_APPROVED')).toBe(false);
+  expect(fs.existsSync(file)).toBe(true);
+});
