@@ -17,10 +17,18 @@ afterAll(async () => {
   await h.close();
 });
 
-/** Workflow tasks that failed (a stack overflow, a payload that could not be handled…): must be none. */
-async function failedWorkflowTasks(turnId: string): Promise<number> {
+/**
+ * Workflow tasks that failed (a stack overflow, a payload that could not be handled…): must be none.
+ * Each is described by its cause and message, so a failure says what happened.
+ */
+async function failedWorkflowTasks(turnId: string): Promise<string[]> {
   const history = await h.client.workflow.getHandle(turnId).fetchHistory();
-  return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).length;
+  return (history.events ?? [])
+    .filter((e) => e.workflowTaskFailedEventAttributes)
+    .map((e) => {
+      const a = e.workflowTaskFailedEventAttributes!;
+      return `event ${String(e.eventId)}: cause ${String(a.cause)}: ${a.failure?.message ?? ''}`;
+    });
 }
 
 const sentinel = () => {
@@ -54,7 +62,7 @@ test('a gated call whose arguments nest 20,000 levels deep fails as a tool error
     toolCalls: [{ id: 'd1', name: 'delete_file', arguments: args }],
   });
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(deleteCall(state)).toMatchObject({ status: 'failed' });
   expect(deleteCall(state)!.error).toContain(`nested deeper than ${BOUNDS.jsonDepth} levels`);
   expect(fs.existsSync(file)).toBe(true);
@@ -68,7 +76,7 @@ test('a tool call whose name and id are 300 KB each is recorded bounded; state s
     toolCalls: [{ id: huge('i'), name: huge('n'), arguments: {} }],
   });
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(state.toolCalls).toHaveLength(1);
   expect(state.toolCalls[0]!.id.length).toBeLessThanOrEqual(64);
   expect(state.toolCalls[0]!.name.length).toBeLessThanOrEqual(BOUNDS.name);
@@ -104,7 +112,7 @@ test('decide signals with ~1 MB ids, approvers and reasons are rejected and reco
     },
   );
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(deleteCall(state)).toMatchObject({ status: 'denied' });
   expect(fs.existsSync(file)).toBe(true);
 });
@@ -128,7 +136,7 @@ test('edited args nested past the bound are refused on both channels, bounded; t
     },
   );
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(fs.existsSync(file)).toBe(true);
 });
 
@@ -141,7 +149,7 @@ test('200 calls in one response: the first 64 run, the rest fail with a reason t
   }));
   const { result, state, failedTasks } = await turn('many-calls', { toolCalls: calls });
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(state.toolCalls.filter((c) => c.status === 'succeeded')).toHaveLength(BOUNDS.callsPerResponse);
   const refused = state.toolCalls.filter((c) => c.status === 'failed');
   expect(refused).toHaveLength(200 - BOUNDS.callsPerResponse);
@@ -198,7 +206,7 @@ test('decision ids that name Object.prototype members find no call: refused on b
     },
   );
   expect(result.status).toBe('completed');
-  expect(failedTasks).toBe(0);
+  expect(failedTasks).toEqual([]);
   expect(deleteCall(state)).toMatchObject({ status: 'denied' });
   expect(state.events.some((e) => e.type === 'TOOL_APPROVED')).toBe(false);
   expect(fs.existsSync(file)).toBe(true);
