@@ -1,0 +1,212 @@
+/**
+ * Runs one hostile-decision case: a fresh turn waiting for approval of `delete_file` on the sentinel,
+ * the case's decisions sent to it (one by one, checked after each, or all at once), then a valid deny
+ * that must still end the turn, and the invariants.
+ */
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { BUDGETS } from './config';
+import type { DecisionCase, HostileDecision, Pending } from './decision-cases';
+import { startAwaitingTurn } from './awaiting-turn';
+import { cleanUp, type FuzzEnv } from './env';
+import { describe, eventBytes, readHistory } from './history';
+import { checkTurn, stateViolations } from './invariants';
+import { raw, rawPayloadBytes } from './raw-client';
+import type { CaseOutcome } from './tally';
+import { errorText, queryState, type StateAnswer } from './turn-probe';
+import { temporal } from '@temporalio/proto';
+
+const SIGNALED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED;
+const TASK_FAILED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED;
+
+type Sent = 'delivered' | 'rejected' | 'accepted' | `refused by Temporal: ${string}`;
+
+export async function runDecisionCase(env: FuzzEnv, c: DecisionCase): Promise<CaseOutcome> {
+  const turnId = env.h.turnId(`fuzz-decide-${c.cls}`);
+  const started = Date.now();
+  const counts: Record<string, number> = {};
+  const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
+  const violations: string[] = [];
+  const approved = new Set<string>();
+  try {
+    const pending = await startAwaitingTurn(env, turnId);
+    if (typeof pending === 'string') {
+      const worker = await env.worker.canary();
+      return { label: c.label, end: 'setup failed', ms: Date.now() - started, violations: [pending, ...worker] };
+    }
+    if (c.concurrent) {
+      violations.push(...(await flood(env, turnId, pending, c.inputs, count)));
+    } else {
+      for (const input of c.inputs) {
+        violations.push(...(await one(env, turnId, pending, input, count)));
+        if (input.expect === 'approves') approved.add(pending.id);
+      }
+    }
+    // A valid decision still decides the turn (unless an approval above already did).
+    const now = await queryState(env.h.client, turnId);
+    if (!now.ok || now.state.pendingApprovals.some((p) => p.id === pending.id)) {
+      violations.push(...(await validDeny(env, turnId, pending, count)));
+    }
+    const check = await checkTurn(env.h.client, turnId, { sentinel: env.sentinel, approved });
+    violations.push(...check.violations);
+    await cleanUp(env, turnId);
+    violations.push(...(await env.worker.canary()));
+    return {
+      label: c.label,
+      end: check.settled.kind === 'closed' ? check.settled.status.toLowerCase() : check.settled.kind,
+      ms: Date.now() - started,
+      ...(check.answer.ok && { stateBytes: check.answer.bytes }),
+      ...(check.history && { historyBytes: check.history.bytes }),
+      violations: [...new Set(violations)],
+      counts,
+    };
+  } finally {
+    await cleanUp(env, turnId);
+  }
+}
+
+/** A valid deny must still be accepted (not tried on a turn whose workflow task is failing: it would only time out). */
+async function validDeny(
+  env: FuzzEnv,
+  turnId: string,
+  pending: Pending,
+  count: (k: string) => void,
+): Promise<string[]> {
+  const d = await describe(env.h.client, turnId, BUDGETS.queryMs);
+  if (d.status !== 'RUNNING') return [];
+  if (d.taskAttempt > 1) return [`I1 a valid deny cannot be applied: the workflow task is on attempt ${d.taskAttempt}`];
+  try {
+    await env.h.client.connection.withDeadline(Date.now() + BUDGETS.queryMs, () =>
+      env.h.tiller.deny(turnId, pending.id, { reason: 'fuzz: valid deny' }),
+    );
+    count('valid deny accepted');
+    return [];
+  } catch (err) {
+    return [`I1 a valid deny was refused after the hostile decisions: ${errorText(err)}`];
+  }
+}
+
+interface Snapshot {
+  answer: StateAnswer;
+  historyLength: number;
+}
+
+async function snapshot(client: Client, turnId: string): Promise<Snapshot> {
+  const [answer, d] = await Promise.all([queryState(client, turnId), describe(client, turnId, BUDGETS.queryMs)]);
+  return { answer, historyLength: d.historyLength };
+}
+
+/** Sends one decision through its channel; what became of it. */
+async function send(env: FuzzEnv, turnId: string, pending: Pending, input: HostileDecision): Promise<Sent> {
+  const handle = env.raw.workflow.getHandle(turnId);
+  const payload = raw(input.payload(pending));
+  try {
+    if (input.via === 'signal') {
+      await env.raw.connection.withDeadline(Date.now() + BUDGETS.queryMs, () => handle.signal('decide', payload));
+      return 'delivered';
+    }
+    await env.raw.connection.withDeadline(Date.now() + BUDGETS.queryMs, () =>
+      handle.executeUpdate('decide', { args: [payload] }),
+    );
+    return 'accepted';
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) return 'rejected';
+    return `refused by Temporal: ${errorText(err)}`;
+  }
+}
+
+/** Waits until the turn has no workflow task pending (the signal was handled), or one retrying. */
+async function handled(client: Client, turnId: string): Promise<string[]> {
+  const deadline = Date.now() + BUDGETS.settleMs;
+  while (Date.now() < deadline) {
+    const d = await describe(client, turnId, BUDGETS.queryMs);
+    if (d.status !== 'RUNNING') return [`I1 the turn closed as ${d.status} while deciding`];
+    if (d.taskAttempt > 1) return [`I3 the workflow task is on attempt ${d.taskAttempt} after a decision`];
+    if (d.taskAttempt === 0) return [];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [`I1 a decision was not handled within ${BUDGETS.settleMs} ms`];
+}
+
+/** One decision, and what it did to the turn's state and history. */
+async function one(
+  env: FuzzEnv,
+  turnId: string,
+  pending: Pending,
+  input: HostileDecision,
+  count: (k: string) => void,
+): Promise<string[]> {
+  const before = await snapshot(env.h.client, turnId);
+  const sent = await send(env, turnId, pending, input);
+  count(`${input.via} ${sent.startsWith('refused') ? 'refused by Temporal' : sent}`);
+  const out = await handled(env.h.client, turnId);
+  const tag = `${input.via} ${input.label}`;
+  if (input.expect === 'approves') return out.map((v) => `${v} (${tag})`);
+  if (sent === 'accepted') out.push(`I4 the update accepted a decision it must refuse`);
+  const after = await snapshot(env.h.client, turnId);
+  out.push(...afterRejected(before, after, pending, 1));
+  out.push(...(await historyOverhead(env.h.client, turnId, before.historyLength, 1)));
+  return out.map((v) => `${v} (${tag}, ${rawPayloadBytes(input.payload(pending))} bytes)`);
+}
+
+/** Every decision at once; then the same checks over the lot. */
+async function flood(
+  env: FuzzEnv,
+  turnId: string,
+  pending: Pending,
+  inputs: HostileDecision[],
+  count: (k: string) => void,
+): Promise<string[]> {
+  const before = await snapshot(env.h.client, turnId);
+  const sent = await Promise.all(inputs.map((input) => send(env, turnId, pending, input)));
+  sent.forEach((s, i) => count(`${inputs[i]!.via} ${s.startsWith('refused') ? 'refused by Temporal' : s}`));
+  const out = await handled(env.h.client, turnId);
+  if (sent.includes('accepted'))
+    out.push(`I4 ${sent.filter((s) => s === 'accepted').length} updates accepted decisions they must refuse`);
+  const refusedByTemporal = sent.filter((s) => s.startsWith('refused'));
+  if (refusedByTemporal.length) out.push(`flood: ${refusedByTemporal.length} not delivered (${refusedByTemporal[0]})`);
+  const after = await snapshot(env.h.client, turnId);
+  out.push(...afterRejected(before, after, pending, inputs.length));
+  out.push(...(await historyOverhead(env.h.client, turnId, before.historyLength, inputs.length)));
+  return out;
+}
+
+/** I2, I4, I5 after `n` decisions the turn had to refuse: still pending, state answers and barely grew. */
+function afterRejected(before: Snapshot, after: Snapshot, pending: Pending, n: number): string[] {
+  const out = stateViolations(after.answer);
+  if (!after.answer.ok) return out;
+  const call = after.answer.state.toolCalls.find((t) => t.id === pending.id);
+  if (!after.answer.state.pendingApprovals.some((p) => p.id === pending.id) || call?.decision) {
+    out.push(
+      `I4 a decision the turn had to refuse decided ${pending.id} (${call?.status}, ${JSON.stringify(call?.decision)?.slice(0, 120)})`,
+    );
+  }
+  if (before.answer.ok) {
+    const growth = after.answer.bytes - before.answer.bytes;
+    const allowed = n * BUDGETS.stateGrowthPerRejection;
+    if (growth > allowed)
+      out.push(`I5 state grew by ${growth} bytes for ${n} refused decision(s) (allowed ${allowed})`);
+  }
+  return out;
+}
+
+/** I3, I5: the new history events are the signals themselves plus at most a few KB each; none failed. */
+async function historyOverhead(client: Client, turnId: string, fromLength: number, n: number): Promise<string[]> {
+  let events;
+  try {
+    events = (await readHistory(client, turnId, BUDGETS.queryMs)).events.slice(fromLength);
+  } catch (err) {
+    return [`I3 history could not be read: ${errorText(err)}`];
+  }
+  const out: string[] = [];
+  const failed = events.filter((e) => e.eventType === TASK_FAILED);
+  if (failed.length) {
+    out.push(
+      `I3 ${failed.length} WorkflowTaskFailed: ${failed[0]!.workflowTaskFailedEventAttributes?.failure?.message?.slice(0, 160)}`,
+    );
+  }
+  const overhead = events.filter((e) => e.eventType !== SIGNALED).reduce((sum, e) => sum + eventBytes(e), 0);
+  const allowed = n * BUDGETS.historyOverheadPerRejection;
+  if (overhead > allowed)
+    out.push(`I5 history grew by ${overhead} bytes beyond the signals themselves (allowed ${allowed})`);
+  return out;
+}

@@ -1,0 +1,104 @@
+/**
+ * What a turn's Temporal history and description say, read without the turn's help: its size in
+ * bytes, failed or retrying workflow tasks, and every run of the gated tool.
+ */
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { GATED_TOOL } from './model-cases';
+
+const { EventType } = temporal.api.enums.v1;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+export interface HistoryFacts {
+  events: HistoryEvent[];
+  /** Encoded size of the whole history. */
+  bytes: number;
+  /** Each WorkflowTaskFailed event: its cause and message (cut). */
+  taskFailures: string[];
+  /** Tool call ids the gated tool was scheduled to run for (runTool activities). */
+  gatedRuns: string[];
+  /** Bytes of the model's answers as recorded (callModel results). */
+  modelResultBytes: number;
+  /** runTool / previewTool activities scheduled. */
+  toolActivities: number;
+}
+
+export const eventBytes = (e: HistoryEvent): number => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+
+export async function readHistory(client: Client, turnId: string, deadlineMs: number): Promise<HistoryFacts> {
+  const history = await client.connection.withDeadline(Date.now() + deadlineMs, () =>
+    client.workflow.getHandle(turnId).fetchHistory(),
+  );
+  const events = history.events ?? [];
+  const facts: HistoryFacts = {
+    events,
+    bytes: 0,
+    taskFailures: [],
+    gatedRuns: [],
+    modelResultBytes: 0,
+    toolActivities: 0,
+  };
+  const activityTypes = new Map<string, string>();
+  for (const e of events) {
+    facts.bytes += eventBytes(e);
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED) {
+      const a = e.workflowTaskFailedEventAttributes;
+      const cause = a?.cause != null ? temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause] : 'unknown cause';
+      facts.taskFailures.push(`${cause}: ${(a?.failure?.message ?? '').slice(0, 160)}`);
+    }
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      const type = scheduled.activityType?.name ?? '';
+      activityTypes.set(String(e.eventId), type);
+      if (type === 'runTool' || type === 'previewTool') facts.toolActivities++;
+      if (type === 'runTool') {
+        const req = decodeFirst(scheduled.input?.payloads) as { tool?: unknown; toolCallId?: unknown } | undefined;
+        if (req?.tool === GATED_TOOL) facts.gatedRuns.push(String(req.toolCallId));
+      }
+    }
+    const completed = e.activityTaskCompletedEventAttributes;
+    if (completed && activityTypes.get(String(completed.scheduledEventId)) === 'callModel') {
+      facts.modelResultBytes += eventBytes(e);
+    }
+  }
+  return facts;
+}
+
+function decodeFirst(payloads: temporal.api.common.v1.IPayload[] | null | undefined): unknown {
+  const first = payloads?.[0];
+  if (!first) return undefined;
+  try {
+    return defaultPayloadConverter.fromPayload(first as never);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Description {
+  /** RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, CONTINUED_AS_NEW, TIMED_OUT. */
+  status: string;
+  /** The pending workflow task's attempt (0: none pending). */
+  taskAttempt: number;
+  pendingActivities: number;
+  historyLength: number;
+  historySizeBytes: number;
+  /** The turn's own `TillerStatus` search attribute, when it has set one. */
+  tillerStatus?: string;
+}
+
+export async function describe(client: Client, turnId: string, deadlineMs: number): Promise<Description> {
+  const d = await client.connection.withDeadline(Date.now() + deadlineMs, () =>
+    client.workflow.getHandle(turnId).describe(),
+  );
+  const info = d.raw.workflowExecutionInfo;
+  const tillerStatus = d.typedSearchAttributes.getAll().find((p) => p.key.name === 'TillerStatus')?.value;
+  return {
+    status: d.status.name,
+    taskAttempt: d.raw.pendingWorkflowTask?.attempt ?? 0,
+    pendingActivities: d.raw.pendingActivities?.length ?? 0,
+    historyLength: Number(info?.historyLength ?? 0),
+    historySizeBytes: Number(info?.historySizeBytes ?? 0),
+    ...(typeof tillerStatus === 'string' && { tillerStatus }),
+  };
+}
