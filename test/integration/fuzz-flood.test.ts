@@ -64,7 +64,7 @@ test('flood: 30 decide signals of 1.9 MB each do not get the turn terminated (ne
   const answer = await queryState(h.client, turnId);
   let historyBytes = -1;
   try {
-    historyBytes = (await readHistory(h.client, turnId, 60_000)).bytes;
+    historyBytes = (await readHistory(h.client, turnId, BUDGETS.historyMs)).bytes;
   } catch (err) {
     log.push(`history: ${errorText(err)}`);
   }

@@ -44,11 +44,12 @@ const DECISION_TESTS: Record<DecisionClass, string> = {
   'wrong-types': 'decisions with wrong types',
   'near-miss': 'decisions for the pending call with one thing wrong',
   'unknown-ids': 'decisions for unknown ids',
+  'prototype-ids': 'decisions whose id names an Object.prototype member (__proto__, constructor, toString …)',
   'oversized-fields': 'decisions with one field of up to 1.9 MB',
   'deep-json': 'decisions nested up to 100 000 levels deep',
   'bad-encoding': 'decision payloads that are not JSON or not labelled JSON',
   'flood-signals': 'floods of 50-300 refused decide signals (and up to 3 of 1.9 MB) at once',
-  'flood-updates': 'floods of 50-200 refused decide updates at once',
+  'flood-updates': 'floods of 30-120 refused decide updates at once',
   'approve-edited-args': 'approvals with hostile edited arguments (deep, 1.9 MB, wide, odd Unicode)',
 };
 

@@ -55,6 +55,8 @@ export const BUDGETS = {
   cancelMs: 15_000,
   /** One `state` query (or describe) may take this long before it counts as not answering. */
   queryMs: 10_000,
+  /** Reading the whole history of the 57 MB flood (fuzz-flood.test.ts) may take this long; a fuzz case's, queryMs. */
+  historyMs: 60_000,
   /** `state` as JSON stays under 1 MB (issue 12's budget; Temporal refuses payloads over 2 MB). */
   stateBytes: 1_000_000,
   /** A rejected decision may grow `state` by one short DECISION_REJECTED: a few KB, never its payload. */

@@ -16,6 +16,7 @@ export const DECISION_CLASSES = [
   'wrong-types',
   'near-miss',
   'unknown-ids',
+  'prototype-ids',
   'oversized-fields',
   'deep-json',
   'bad-encoding',
@@ -156,10 +157,7 @@ const nearMiss: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = fc.c
 
 const unknownId: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = fc
   .record({
-    id: fc.oneof(
-      oddString(40),
-      fc.constantFrom('', ' ', 'c1', 'undefined', 'null', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
-    ),
+    id: fc.oneof(oddString(40), fc.constantFrom('', ' ', 'c1', 'undefined', 'null', 'c2 ', 'C2')),
     approved: fc.boolean(),
   })
   .map(
@@ -169,6 +167,37 @@ const unknownId: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = fc
           json(approvePending({ ...p, id }, { approved: String(approved) })),
         ),
   );
+
+/** Ids that name what every object inherits: a lookup by id in a plain object finds them. */
+export const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
+
+/** Every one of those names, in a random order, each approving or denying, by signal or update. */
+const prototypeIds: fc.Arbitrary<DecisionCase> = fc
+  .tuple(
+    fc.shuffledSubarray(PROTOTYPE_NAMES, { minLength: PROTOTYPE_NAMES.length }),
+    fc.array(fc.tuple(fc.boolean(), via), { minLength: PROTOTYPE_NAMES.length, maxLength: PROTOTYPE_NAMES.length }),
+  )
+  .map(([ids, how]) => {
+    const inputs = ids.map((id, i) => {
+      const [approved, v] = how[i]!;
+      return rejected(`id ${JSON.stringify(id)}, approved ${approved}`, v, (p) =>
+        json(approvePending({ ...p, id }, { approved: String(approved) })),
+      );
+    });
+    return {
+      cls: 'prototype-ids' as const,
+      label: inputs.map((i) => `${i.via} ${i.label}`).join(' · '),
+      inputs,
+      concurrent: false,
+    };
+  });
 
 /** One field of up to 1.9 MB (Temporal's payload limit is 2 MB). */
 const oversized: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = fc
@@ -257,6 +286,7 @@ const badEncoding: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = f
         rejected(label, v, build),
   );
 
+/** What floods are made of. Prototype-named ids have their own class, so a flood that fails fails as a flood. */
 const anyRejected = fc.oneof(wrongType, nearMiss, unknownId);
 
 const single = (cls: DecisionClass, arb: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision>) =>
@@ -281,7 +311,7 @@ const floodSignals: fc.Arbitrary<DecisionCase> = fc
   });
 
 const floodUpdates: fc.Arbitrary<DecisionCase> = fc
-  .noBias(fc.array(anyRejected, { minLength: 50, maxLength: 200 }))
+  .noBias(fc.array(anyRejected, { minLength: 30, maxLength: 120 }))
   .map((list) => ({
     cls: 'flood-updates' as const,
     label: `${list.length} updates at once`,
@@ -323,6 +353,7 @@ export const DECISION_ARBITRARIES: Record<DecisionClass, fc.Arbitrary<DecisionCa
   'wrong-types': single('wrong-types', wrongType),
   'near-miss': single('near-miss', nearMiss),
   'unknown-ids': single('unknown-ids', unknownId),
+  'prototype-ids': prototypeIds,
   'oversized-fields': single('oversized-fields', oversized),
   'deep-json': single('deep-json', deep),
   'bad-encoding': single('bad-encoding', badEncoding),

@@ -26,8 +26,8 @@ export interface HistoryFacts {
 
 export const eventBytes = (e: HistoryEvent): number => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
 
-export async function readHistory(client: Client, turnId: string, deadlineMs: number): Promise<HistoryFacts> {
-  const history = await client.connection.withDeadline(Date.now() + deadlineMs, () =>
+export async function readHistory(client: Client, turnId: string, timeoutMs: number): Promise<HistoryFacts> {
+  const history = await client.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
     client.workflow.getHandle(turnId).fetchHistory(),
   );
   const events = history.events ?? [];
@@ -87,8 +87,8 @@ export interface Description {
   tillerStatus?: string;
 }
 
-export async function describe(client: Client, turnId: string, deadlineMs: number): Promise<Description> {
-  const d = await client.connection.withDeadline(Date.now() + deadlineMs, () =>
+export async function describe(client: Client, turnId: string, timeoutMs: number): Promise<Description> {
+  const d = await client.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
     client.workflow.getHandle(turnId).describe(),
   );
   const info = d.raw.workflowExecutionInfo;

@@ -58,7 +58,7 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
   try {
     history = await readHistory(client, turnId, BUDGETS.queryMs);
   } catch (err) {
-    violations.push(`I3 history could not be read: ${errorText(err)}`);
+    violations.push(`I5 history could not be read: ${errorText(err)}`);
   }
   if (history && history.taskFailures.length > 0) {
     const kinds = [...new Set(history.taskFailures)];

@@ -14,7 +14,7 @@ export type StateAnswer = { ok: true; state: TurnState; bytes: number } | { ok: 
 /** The `state` query, answered within the query budget, and its size as JSON. */
 export async function queryState(client: Client, turnId: string): Promise<StateAnswer> {
   try {
-    const state = await client.connection.withDeadline(Date.now() + BUDGETS.queryMs, () =>
+    const state = await client.connection.withAbortSignal(AbortSignal.timeout(BUDGETS.queryMs), () =>
       client.workflow.getHandle(turnId).query(stateQuery),
     );
     return { ok: true, state, bytes: Buffer.byteLength(JSON.stringify(state), 'utf8') };
