@@ -5,7 +5,7 @@
  * Every case is held to the invariants of test/support/fuzz/invariants.ts:
  *  I1 a defined state (completed, failed, or awaiting approval with nothing in flight) within 30 s
  *     of the last input, and an awaiting turn still ends on cancel within 15 s;
- *  I2 `state` answers (within 10 s) and is under 1 MB as JSON;
+ *  I2 `state` answers (within 5 s) and is under 1 MB as JSON;
  *  I3 no WorkflowTaskFailed event and no workflow task on a second attempt;
  *  I4 `delete_file` (gated) never ran without a valid approving decision; the sentinel file survives;
  *  I5 no amplification: history ≤ 64 KiB + 4 × the model's answers + 4 KiB per tool activity; a

@@ -7,6 +7,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { BUDGETS } from './config';
 import type { DecisionCase, HostileDecision, Pending } from './decision-cases';
 import { startAwaitingTurn } from './awaiting-turn';
+import { tracer } from './trace';
 import { cleanUp, type FuzzEnv } from './env';
 import { describe, eventBytes, readHistory } from './history';
 import { checkTurn, stateViolations } from './invariants';
@@ -27,18 +28,28 @@ export async function runDecisionCase(env: FuzzEnv, c: DecisionCase): Promise<Ca
   const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
   const violations: string[] = [];
   const approved = new Set<string>();
+  const trace = tracer(turnId);
   try {
     const pending = await startAwaitingTurn(env, turnId);
     if (typeof pending === 'string') {
       const worker = await env.worker.canary();
       return { label: c.label, end: 'setup failed', ms: Date.now() - started, violations: [pending, ...worker] };
     }
+    trace('awaiting approval');
     if (c.concurrent) {
       violations.push(...(await flood(env, turnId, pending, c.inputs, count)));
+      trace(`flood of ${c.inputs.length} sent and checked`);
     } else {
-      for (const input of c.inputs) {
+      for (const [i, input] of c.inputs.entries()) {
+        // Once the workflow task fails, later inputs can show nothing more (each would only time out).
+        const d = await describe(env.h.client, turnId, BUDGETS.queryMs);
+        if (d.status !== 'RUNNING' || d.taskAttempt > 1) {
+          count('not sent: turn already closed or failing');
+          continue;
+        }
         violations.push(...(await one(env, turnId, pending, input, count)));
         if (input.expect === 'approves') approved.add(pending.id);
+        trace(`input ${i + 1} (${input.via} ${input.label}) sent and checked`);
       }
     }
     // A valid decision still decides the turn, unless an approval above already did (when `state`
@@ -48,10 +59,12 @@ export async function runDecisionCase(env: FuzzEnv, c: DecisionCase): Promise<Ca
     if (now.ok ? now.state.pendingApprovals.some((p) => p.id === pending.id) : !approving) {
       violations.push(...(await validDeny(env, turnId, pending, count)));
     }
+    trace('final deny');
     const check = await checkTurn(env.h.client, turnId, { sentinel: env.sentinel, approved });
     violations.push(...check.violations);
     await cleanUp(env, turnId);
     violations.push(...(await env.worker.canary()));
+    trace('canary');
     return {
       label: c.label,
       end: check.settled.kind === 'closed' ? check.settled.status.toLowerCase() : check.settled.kind,

@@ -27,9 +27,12 @@ export interface HistoryFacts {
 export const eventBytes = (e: HistoryEvent): number => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
 
 export async function readHistory(client: Client, turnId: string, timeoutMs: number): Promise<HistoryFacts> {
-  const history = await client.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
+  // The abort does not cut the client's retries short (a history page over gRPC's 4 MB is retried
+  // as RESOURCE_EXHAUSTED): the race bounds the wait.
+  const fetching = client.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
     client.workflow.getHandle(turnId).fetchHistory(),
   );
+  const history = await within(fetching, timeoutMs, 'reading the history');
   const events = history.events ?? [];
   const facts: HistoryFacts = {
     events,
@@ -63,6 +66,16 @@ export async function readHistory(client: Client, turnId: string, timeoutMs: num
     }
   }
   return facts;
+}
+
+/** `promise`, or a rejection once `ms` have passed (the promise is left to settle on its own). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function decodeFirst(payloads: temporal.api.common.v1.IPayload[] | null | undefined): unknown {

@@ -17,6 +17,7 @@ import type { Client } from '@temporalio/client';
 import { BUDGETS } from './config';
 import { GATED_TOOL } from './model-cases';
 import { describe, readHistory, type HistoryFacts } from './history';
+import { tracer } from './trace';
 import { errorText, queryState, settle, type Settled, type StateAnswer } from './turn-probe';
 
 export interface TurnCheck {
@@ -41,8 +42,10 @@ const DEFINED = new Set(['COMPLETED', 'FAILED']);
 
 /** Waits for the turn to settle (I1), then checks I2–I5 on what it left. */
 export async function checkTurn(client: Client, turnId: string, opts: CheckOptions): Promise<TurnCheck> {
+  const trace = tracer(turnId);
   const violations: string[] = [];
   const settled = await settle(client, turnId);
+  trace(`settled: ${settled.kind}`);
   if (settled.kind === 'timeout')
     violations.push(`I1 no defined state within ${BUDGETS.settleMs} ms (${settled.last})`);
   if (settled.kind === 'task-retrying') {
@@ -52,6 +55,7 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
     violations.push(`I1 the turn closed as ${settled.status}`);
 
   const answer = await queryState(client, turnId);
+  trace(`state ${answer.ok ? 'answered' : 'did not answer'}`);
   violations.push(...stateViolations(answer));
 
   let history: HistoryFacts | undefined;
@@ -60,6 +64,7 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
   } catch (err) {
     violations.push(`I5 history could not be read: ${errorText(err)}`);
   }
+  trace('history read');
   if (history && history.taskFailures.length > 0) {
     const kinds = [...new Set(history.taskFailures)];
     violations.push(`I3 ${history.taskFailures.length} WorkflowTaskFailed events: ${kinds.slice(0, 2).join(' | ')}`);

@@ -5,6 +5,7 @@ import { cancelViolations, checkTurn } from './invariants';
 import type { ModelCase } from './model-cases';
 import { snapshotPrototypes, takePollution } from './pollution';
 import { turnInput } from './router';
+import { tracer } from './trace';
 import type { CaseOutcome } from './tally';
 import { errorText } from './turn-probe';
 
@@ -36,6 +37,7 @@ export async function runModelCase(env: FuzzEnv, c: ModelCase): Promise<CaseOutc
     violations.push(...takePollution(prototypes).map((p) => `I6 the worker's process was polluted: ${p}`));
     await cleanUp(env, turnId);
     violations.push(...(await env.worker.canary()));
+    tracer(turnId)('cancel, pollution and canary checked');
     return {
       label: `${c.stream ? 'stream' : 'unary'}: ${c.label}`,
       end: check.settled.kind === 'closed' ? check.settled.status.toLowerCase() : check.settled.kind,
