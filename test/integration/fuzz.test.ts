@@ -6,7 +6,9 @@
  *  I1 a defined state (completed, failed, or awaiting approval with nothing in flight) within 30 s
  *     of the last input, and an awaiting turn still ends on cancel within 15 s;
  *  I2 `state` answers (within 5 s) and is under 1 MB as JSON;
- *  I3 no WorkflowTaskFailed event and no workflow task on a second attempt;
+ *  I3 no WorkflowTaskFailed event and no workflow task on a second attempt (one exception: during a
+ *     flood of signals, a task the server force-closed because more events arrived than it buffers
+ *     is counted, not charged, if the turn recovers — no workflow can prevent it);
  *  I4 `delete_file` (gated) never ran without a valid approving decision; the sentinel file survives;
  *  I5 no amplification: history ≤ 64 KiB + 4 × the model's answers + 4 KiB per tool activity; a
  *     refused decision grows `state` by ≤ 4 KiB and history by ≤ 8 KiB beyond its own signal event;

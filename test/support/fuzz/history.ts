@@ -14,14 +14,40 @@ export interface HistoryFacts {
   events: HistoryEvent[];
   /** Encoded size of the whole history. */
   bytes: number;
-  /** Each WorkflowTaskFailed event: its cause and message (cut). */
-  taskFailures: string[];
+  /** Each WorkflowTaskFailed event. */
+  taskFailures: TaskFailure[];
   /** Tool call ids the gated tool was scheduled to run for (runTool activities). */
   gatedRuns: string[];
   /** Bytes of the model's answers as recorded (callModel results). */
   modelResultBytes: number;
   /** runTool / previewTool activities scheduled. */
   toolActivities: number;
+}
+
+export interface TaskFailure {
+  cause: string;
+  /** Who failed the task: the worker's identity, or `history-service` when the server forced it. */
+  identity: string;
+  message: string;
+}
+
+/**
+ * A workflow task the server itself closed (FORCE_CLOSE_COMMAND), as it does when more events arrive
+ * during one workflow task than it buffers (e.g. a hundred signals at once): not the workflow's doing.
+ */
+export const forcedByServer = (f: TaskFailure): boolean =>
+  f.cause === 'WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND' && f.identity === 'history-service';
+
+export const failureText = (f: TaskFailure): string => `${f.cause}${f.message ? `: ${f.message}` : ''}`;
+
+export function taskFailure(e: HistoryEvent): TaskFailure | undefined {
+  const a = e.workflowTaskFailedEventAttributes;
+  if (e.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED || !a) return undefined;
+  return {
+    cause: a.cause != null ? temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause] : 'unknown cause',
+    identity: a.identity ?? '',
+    message: (a.failure?.message ?? '').slice(0, 160),
+  };
 }
 
 export const eventBytes = (e: HistoryEvent): number => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
@@ -45,11 +71,8 @@ export async function readHistory(client: Client, turnId: string, timeoutMs: num
   const activityTypes = new Map<string, string>();
   for (const e of events) {
     facts.bytes += eventBytes(e);
-    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED) {
-      const a = e.workflowTaskFailedEventAttributes;
-      const cause = a?.cause != null ? temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause] : 'unknown cause';
-      facts.taskFailures.push(`${cause}: ${(a?.failure?.message ?? '').slice(0, 160)}`);
-    }
+    const failure = taskFailure(e);
+    if (failure) facts.taskFailures.push(failure);
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled) {
       const type = scheduled.activityType?.name ?? '';

@@ -5,7 +5,7 @@
  *  I1 the turn reaches a defined state — completed, failed, or awaiting approval with nothing in
  *     flight — within BUDGETS.settleMs, and an awaiting turn still ends when cancelled;
  *  I2 `state` answers, and as JSON it is under BUDGETS.stateBytes;
- *  I3 no WorkflowTaskFailed event, no workflow task on a second attempt;
+ *  I3 no WorkflowTaskFailed event, no workflow task on a second attempt (see `signalFlood`);
  *  I4 the gated tool never ran unless a valid decision approved that call, and the sentinel file
  *     it was pointed at still exists;
  *  I5 history stays proportional to the input: no amplification (model cases), and a rejected
@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { BUDGETS } from './config';
 import { GATED_TOOL } from './model-cases';
-import { describe, readHistory, type HistoryFacts } from './history';
+import { describe, failureText, forcedByServer, readHistory, type HistoryFacts } from './history';
 import { tracer } from './trace';
 import { errorText, queryState, settle, type Settled, type StateAnswer } from './turn-probe';
 
@@ -25,6 +25,8 @@ export interface TurnCheck {
   answer: StateAnswer;
   history?: HistoryFacts;
   violations: string[];
+  /** Server-forced workflow task failures tolerated under `signalFlood`. */
+  forcedCloses: number;
 }
 
 export interface CheckOptions {
@@ -36,6 +38,13 @@ export interface CheckOptions {
   sentinelMayGo?: boolean;
   /** Check I5 for a model case: history beyond the model's answers is bounded by them. */
   amplification?: boolean;
+  /**
+   * A flood of signals: workflow tasks the server force-closed (see `forcedByServer`) are counted,
+   * not charged, as long as the turn recovers — no workflow can stop a client sending a hundred
+   * signals during one of its tasks. Everywhere else they are violations (a turn that fans out
+   * hundreds of activities at once causes them itself).
+   */
+  signalFlood?: boolean;
 }
 
 const DEFINED = new Set(['COMPLETED', 'FAILED']);
@@ -44,7 +53,7 @@ const DEFINED = new Set(['COMPLETED', 'FAILED']);
 export async function checkTurn(client: Client, turnId: string, opts: CheckOptions): Promise<TurnCheck> {
   const trace = tracer(turnId);
   const violations: string[] = [];
-  const settled = await settle(client, turnId);
+  const settled = await settle(client, turnId, BUDGETS.settleMs, opts.signalFlood);
   trace(`settled: ${settled.kind}`);
   if (settled.kind === 'timeout')
     violations.push(`I1 no defined state within ${BUDGETS.settleMs} ms (${settled.last})`);
@@ -65,9 +74,11 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
     violations.push(`I5 history could not be read: ${errorText(err)}`);
   }
   trace('history read');
-  if (history && history.taskFailures.length > 0) {
-    const kinds = [...new Set(history.taskFailures)];
-    violations.push(`I3 ${history.taskFailures.length} WorkflowTaskFailed events: ${kinds.slice(0, 2).join(' | ')}`);
+  const failures = (history?.taskFailures ?? []).filter((f) => !(opts.signalFlood && forcedByServer(f)));
+  const forcedCloses = (history?.taskFailures.length ?? 0) - failures.length;
+  if (failures.length > 0) {
+    const kinds = [...new Set(failures.map(failureText))];
+    violations.push(`I3 ${failures.length} WorkflowTaskFailed events: ${kinds.slice(0, 2).join(' | ')}`);
   }
 
   violations.push(...gateViolations(opts, history, answer));
@@ -83,7 +94,7 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
       );
     }
   }
-  return { settled, answer, ...(history && { history }), violations };
+  return { settled, answer, ...(history && { history }), violations, forcedCloses };
 }
 
 /** I2: `state` answers and is under budget. */

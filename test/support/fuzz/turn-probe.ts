@@ -31,12 +31,19 @@ export type Settled =
 
 /**
  * Polls until the turn is closed, or awaits approval with no activity or workflow task pending; a
- * workflow task on its second attempt ends the wait at once (it is failing).
+ * workflow task on its second attempt ends the wait at once (it is failing) unless `patient`, when
+ * it may still recover within the bound (a task the server force-closed during a signal flood).
  */
-export async function settle(client: Client, turnId: string, boundMs: number = BUDGETS.settleMs): Promise<Settled> {
+export async function settle(
+  client: Client,
+  turnId: string,
+  boundMs: number = BUDGETS.settleMs,
+  patient = false,
+): Promise<Settled> {
   const started = Date.now();
   const ms = () => Date.now() - started;
   let last = 'not described yet';
+  let retrying = 0;
   while (ms() < boundMs) {
     let d: Description | undefined;
     try {
@@ -47,7 +54,8 @@ export async function settle(client: Client, turnId: string, boundMs: number = B
     if (d) {
       last = `${d.status}, workflow task attempt ${d.taskAttempt}, ${d.pendingActivities} activities pending`;
       if (d.status !== 'RUNNING') return { kind: 'closed', status: d.status, ms: ms() };
-      if (d.taskAttempt > 1) return { kind: 'task-retrying', attempt: d.taskAttempt, ms: ms() };
+      if (d.taskAttempt > 1 && !patient) return { kind: 'task-retrying', attempt: d.taskAttempt, ms: ms() };
+      retrying = d.taskAttempt > 1 ? d.taskAttempt : 0;
       if (d.taskAttempt === 0 && d.pendingActivities === 0) {
         // Awaiting by the turn's own word, or by its search attribute when `state` cannot answer.
         const answer = await queryState(client, turnId);
@@ -58,6 +66,7 @@ export async function settle(client: Client, turnId: string, boundMs: number = B
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  if (retrying > 1) return { kind: 'task-retrying', attempt: retrying, ms: ms() };
   return { kind: 'timeout', last, ms: ms() };
 }
 
