@@ -13,7 +13,7 @@ import { createHarness, type Harness } from '../support/harness';
 import { startAwaitingTurn } from '../support/fuzz/awaiting-turn';
 import { BUDGETS } from '../support/fuzz/config';
 import { fuzzEnv, type FuzzEnv } from '../support/fuzz/env';
-import { describe as describeTurn } from '../support/fuzz/history';
+import { describe as describeTurn, drainAbandoned } from '../support/fuzz/history';
 import { checkTurn, stateViolations } from '../support/fuzz/invariants';
 import { rawJson } from '../support/fuzz/raw-client';
 import { errorText, queryState } from '../support/fuzz/turn-probe';
@@ -30,9 +30,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await drainAbandoned();
   await env?.worker.stop();
   await h?.close();
-}, 60_000);
+}, 120_000);
 
 test('flood: 30 decide signals of 1.9 MB each do not get the turn terminated (needs continue-as-new)', async () => {
   const e = env!;

@@ -26,6 +26,7 @@ import { classSeed, fuzzConfig } from '../support/fuzz/config';
 import { DECISION_ARBITRARIES, DECISION_CLASSES, type DecisionClass } from '../support/fuzz/decision-cases';
 import { runDecisionCase } from '../support/fuzz/decision-runner';
 import { fuzzEnv, type FuzzEnv } from '../support/fuzz/env';
+import { drainAbandoned } from '../support/fuzz/history';
 import { MODEL_ARBITRARIES, MODEL_CLASSES, type ModelClass } from '../support/fuzz/model-cases';
 import { runModelCase } from '../support/fuzz/model-runner';
 import { Tally } from '../support/fuzz/tally';
@@ -34,6 +35,8 @@ const MODEL_TESTS: Record<ModelClass, string> = {
   'deep-args': 'tool arguments nested thousands of levels deep',
   'huge-args': 'tool arguments of up to 300 KiB (long strings, wide objects, escapes)',
   'odd-unicode': 'odd Unicode in tool names, ids, arguments and text (look-alike tool names included)',
+  'prototype-keys':
+    'prototype names (__proto__, constructor …) as call ids, tool names, argument keys and stream indexes',
   'huge-names-ids': 'tool names and call ids of hundreds of KB',
   'huge-text': 'model text of up to 1.3 MB',
   'duplicate-ids': 'duplicate and colliding tool call ids',
@@ -70,9 +73,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.log(`${tally.cases()}\n${tally.summary()}\n  worker replaced ${env?.worker.restarts ?? 0} times`);
+  await drainAbandoned();
   await env?.worker.stop();
   await h?.close();
-}, 60_000);
+}, 120_000);
 
 const sample = <T>(arb: fc.Arbitrary<T>, cls: string): T[] =>
   fc.sample(arb, { seed: classSeed(cfg.seed, cls), numRuns: cfg.casesPerClass });

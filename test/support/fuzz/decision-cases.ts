@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { deepJson, jsonString, longText, wideObject } from './json-text';
 import type { RawPayload } from './raw-client';
 import { oddString } from './unicode';
+import { PROTOTYPE_NAMES } from './prototype-names';
 import { size } from './sizes';
 
 export const DECOY = 'decoy.txt';
@@ -168,17 +169,7 @@ const unknownId: fc.Arbitrary<(v: 'signal' | 'update') => HostileDecision> = fc
         ),
   );
 
-/** Ids that name what every object inherits: a lookup by id in a plain object finds them. */
-export const PROTOTYPE_NAMES = [
-  '__proto__',
-  'constructor',
-  'toString',
-  'hasOwnProperty',
-  'valueOf',
-  '__defineGetter__',
-];
-
-/** Every one of those names, in a random order, each approving or denying, by signal or update. */
+/** Every prototype name as an id, in a random order, each approving or denying, by signal or update. */
 const prototypeIds: fc.Arbitrary<DecisionCase> = fc
   .tuple(
     fc.shuffledSubarray(PROTOTYPE_NAMES, { minLength: PROTOTYPE_NAMES.length }),

@@ -112,7 +112,13 @@ async function snapshot(client: Client, turnId: string): Promise<Snapshot> {
 }
 
 /** Sends one decision through its channel; what became of it. */
-async function send(env: FuzzEnv, turnId: string, pending: Pending, input: HostileDecision): Promise<Sent> {
+async function send(
+  env: FuzzEnv,
+  turnId: string,
+  pending: Pending,
+  input: HostileDecision,
+  timeoutMs: number = BUDGETS.queryMs,
+): Promise<Sent> {
   const handle = env.raw.workflow.getHandle(turnId);
   const payload = raw(input.payload(pending));
   try {
@@ -122,7 +128,7 @@ async function send(env: FuzzEnv, turnId: string, pending: Pending, input: Hosti
       );
       return 'delivered';
     }
-    await env.raw.connection.withAbortSignal(AbortSignal.timeout(BUDGETS.queryMs), () =>
+    await env.raw.connection.withAbortSignal(AbortSignal.timeout(timeoutMs), () =>
       handle.executeUpdate('decide', { args: [payload] }),
     );
     return 'accepted';
@@ -182,14 +188,19 @@ async function flood(
   count: (k: string) => void,
 ): Promise<string[]> {
   const before = await snapshot(env.h.client, turnId);
-  const sent = await Promise.all(inputs.map((input) => send(env, turnId, pending, input)));
+  // Updates queue up behind each other in a flood: each may take up to the settle bound to answer.
+  const sent = await Promise.all(inputs.map((input) => send(env, turnId, pending, input, BUDGETS.settleMs)));
   sent.forEach((s, i) => count(`${inputs[i]!.via} ${s.startsWith('refused') ? 'refused by Temporal' : s}`));
   const signalFlood = inputs.every((i) => i.via === 'signal');
   const out = await handled(env.h.client, turnId, signalFlood);
   if (sent.includes('accepted'))
     out.push(`I4 ${sent.filter((s) => s === 'accepted').length} updates accepted decisions they must refuse`);
   const refusedByTemporal = sent.filter((s) => s.startsWith('refused'));
-  if (refusedByTemporal.length) out.push(`flood: ${refusedByTemporal.length} not delivered (${refusedByTemporal[0]})`);
+  if (refusedByTemporal.length) {
+    out.push(
+      `I1 ${refusedByTemporal.length} decisions refused by Temporal or unanswered within ${BUDGETS.settleMs} ms (${refusedByTemporal[0]})`,
+    );
+  }
   const after = await snapshot(env.h.client, turnId);
   out.push(...afterRejected(before, after, pending, inputs.length));
   out.push(...(await historyOverhead(env.h.client, turnId, before.historyLength, inputs.length, signalFlood)));

@@ -91,14 +91,27 @@ export async function readHistory(client: Client, turnId: string, timeoutMs: num
   return facts;
 }
 
+/** Calls given up on by `within` that are still running (the client still retrying them). */
+const abandoned = new Set<Promise<unknown>>();
+
 /** `promise`, or a rejection once `ms` have passed (the promise is left to settle on its own). */
 export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms);
   });
-  promise.catch(() => undefined);
+  const settled = promise.then(
+    () => undefined,
+    () => undefined,
+  );
+  abandoned.add(settled);
+  void settled.then(() => abandoned.delete(settled));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Before closing the connection: let abandoned calls finish (a retry after close fails the suite). */
+export async function drainAbandoned(maxMs = 60_000): Promise<void> {
+  await within(Promise.all([...abandoned]), maxMs, 'abandoned calls').catch(() => undefined);
 }
 
 function decodeFirst(payloads: temporal.api.common.v1.IPayload[] | null | undefined): unknown {

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import type { ScriptStep, ScriptToolCall } from '../../../src/testing/scripted-model';
 import { deepJson, jsonString, longText, pathArgs, wideObject } from './json-text';
 import { rawChunk, rawCompletion, rawStep, rawStream } from './raw-wire';
+import { PROTOTYPE_NAMES } from './prototype-names';
 import { size } from './sizes';
 import { lookAlike, oddString } from './unicode';
 
@@ -19,6 +20,7 @@ export const MODEL_CLASSES = [
   'deep-args',
   'huge-args',
   'odd-unicode',
+  'prototype-keys',
   'huge-names-ids',
   'huge-text',
   'duplicate-ids',
@@ -129,9 +131,6 @@ const oddCall: fc.Arbitrary<{ call: ScriptToolCall; what: string }> = fc.oneof(
   fc
     .record({ tool: toolName, raw: oddString(40) })
     .map(({ tool, raw }) => ({ call: call(tool, raw), what: 'odd raw args' })),
-  fc
-    .record({ tool: toolName, args: fc.constantFrom(...protoArgs) })
-    .map(({ tool, args }) => ({ call: call(tool, args), what: 'prototype keys' })),
 );
 
 const oddUnicode: fc.Arbitrary<ModelCase> = fc
@@ -146,6 +145,39 @@ const oddUnicode: fc.Arbitrary<ModelCase> = fc
     stream,
     step: { toolCalls: calls.map((c) => c.call), ...(content !== undefined && { content }) },
   }));
+
+const protoCall: fc.Arbitrary<{ call: ScriptToolCall; what: string }> = fc.oneof(
+  fc
+    .record({ id: fc.constantFrom(...PROTOTYPE_NAMES), tool: toolName })
+    .map(({ id, tool }) => ({ call: call(tool, pathArgs(SENTINEL), id), what: `${tool} with id ${id}` })),
+  fc
+    .constantFrom(...PROTOTYPE_NAMES)
+    .map((name) => ({ call: call(name, pathArgs(SENTINEL)), what: `tool named ${name}` })),
+  fc
+    .record({ tool: toolName, args: fc.constantFrom(...protoArgs) })
+    .map(({ tool, args }) => ({ call: call(tool, args), what: `${tool} with prototype keys in its args` })),
+);
+
+/**
+ * Prototype names where the model chooses: call ids, tool names and argument keys, and the `index`
+ * of a streamed tool call (the model activity keeps its calls in an array indexed by it).
+ */
+const prototypeKeys: fc.Arbitrary<ModelCase> = fc.oneof(
+  fc
+    .record({ calls: fc.array(protoCall, { minLength: 1, maxLength: 4 }), stream: fc.boolean() })
+    .map(({ calls, stream }) => ({
+      cls: 'prototype-keys' as const,
+      label: calls.map((c) => c.what).join(', '),
+      stream,
+      step: { toolCalls: calls.map((c) => c.call) },
+    })),
+  fc.constantFrom(...PROTOTYPE_NAMES).map((index) => ({
+    cls: 'prototype-keys' as const,
+    label: `streamed delete_file call with index ${JSON.stringify(index)}`,
+    stream: true,
+    step: rawStep(streamWith('index', index)),
+  })),
+);
 
 const hugeNamesIds: fc.Arbitrary<ModelCase> = fc
   .record({
@@ -301,7 +333,7 @@ const nonJson: fc.Arbitrary<ModelCase> = fc.oneof(
 );
 
 const weird = fc.constantFrom<unknown>(null, 0, -1, 1.5, 1e308, true, '', 'x', [], [null], {}, { a: 1 }, [[[]]]);
-const weirdIndex = fc.constantFrom<unknown>('__proto__', 'constructor', -1, 1.5, '0', 1e6, null, 'length', {});
+const weirdIndex = fc.constantFrom<unknown>('x', '1', -1, 1.5, '0', 1e6, null, 'length', {}); // prototype names: see prototype-keys
 
 const goodCall = () => ({ id: 'w1', type: 'function', function: { name: GATED_TOOL, arguments: pathArgs(SENTINEL) } });
 
@@ -411,6 +443,7 @@ export const MODEL_ARBITRARIES: Record<ModelClass, fc.Arbitrary<ModelCase>> = {
   'deep-args': deepArgs,
   'huge-args': hugeArgs,
   'odd-unicode': oddUnicode,
+  'prototype-keys': prototypeKeys,
   'huge-names-ids': hugeNamesIds,
   'huge-text': hugeText,
   'duplicate-ids': duplicateIds,

@@ -7,16 +7,17 @@ import type { Client } from '@temporalio/client';
 import { stateQuery } from '../../../src/contract';
 import type { TurnState } from '../../../src/core/state';
 import { BUDGETS } from './config';
-import { describe, type Description } from './history';
+import { describe, within, type Description } from './history';
 
 export type StateAnswer = { ok: true; state: TurnState; bytes: number } | { ok: false; error: string };
 
 /** The `state` query, answered within the query budget, and its size as JSON. */
 export async function queryState(client: Client, turnId: string): Promise<StateAnswer> {
   try {
-    const state = await client.connection.withAbortSignal(AbortSignal.timeout(BUDGETS.queryMs), () =>
+    const querying = client.connection.withAbortSignal(AbortSignal.timeout(BUDGETS.queryMs), () =>
       client.workflow.getHandle(turnId).query(stateQuery),
     );
+    const state = await within(querying, BUDGETS.queryMs, 'the state query');
     return { ok: true, state, bytes: Buffer.byteLength(JSON.stringify(state), 'utf8') };
   } catch (err) {
     return { ok: false, error: errorText(err) };
