@@ -27,6 +27,7 @@ import { DECISION_ARBITRARIES, DECISION_CLASSES, type DecisionClass } from '../s
 import { runDecisionCase } from '../support/fuzz/decision-runner';
 import { fuzzEnv, type FuzzEnv } from '../support/fuzz/env';
 import { drainAbandoned } from '../support/fuzz/history';
+import { tracer } from '../support/fuzz/trace';
 import { MODEL_ARBITRARIES, MODEL_CLASSES, type ModelClass } from '../support/fuzz/model-cases';
 import { runModelCase } from '../support/fuzz/model-runner';
 import { Tally } from '../support/fuzz/tally';
@@ -73,9 +74,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.log(`${tally.cases()}\n${tally.summary()}\n  worker replaced ${env?.worker.restarts ?? 0} times`);
-  await drainAbandoned();
-  await env?.worker.stop();
+  const trace = tracer('fuzz run');
+  const drained = await drainAbandoned();
+  if (!drained.startsWith('0 ')) console.log(drained);
+  trace(drained);
+  await env?.close();
+  trace('worker stopped');
   await h?.close();
+  trace('harness closed');
 }, 120_000);
 
 const sample = <T>(arb: fc.Arbitrary<T>, cls: string): T[] =>

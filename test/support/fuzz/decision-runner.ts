@@ -60,7 +60,12 @@ export async function runDecisionCase(env: FuzzEnv, c: DecisionCase): Promise<Ca
     }
     trace('final deny');
     const signalFlood = c.concurrent && c.inputs.every((i) => i.via === 'signal');
-    const check = await checkTurn(env.h.client, turnId, { sentinel: env.sentinel, approved, signalFlood });
+    const check = await checkTurn(env.h.client, turnId, {
+      sentinel: env.sentinel,
+      reader: env.reader,
+      approved,
+      signalFlood,
+    });
     violations.push(...check.violations);
     if (check.forcedCloses) counts['server-forced task failures (tolerated)'] = check.forcedCloses;
     await cleanUp(env, turnId);
@@ -175,7 +180,7 @@ async function one(
   if (sent === 'accepted') out.push(`I4 the update accepted a decision it must refuse`);
   const after = await snapshot(env.h.client, turnId);
   out.push(...afterRejected(before, after, pending, 1));
-  out.push(...(await historyOverhead(env.h.client, turnId, before.historyLength, 1)));
+  out.push(...(await historyOverhead(env.reader, turnId, before.historyLength, 1)));
   return out.map((v) => `${v} (${tag}, ${rawPayloadBytes(input.payload(pending))} bytes)`);
 }
 
@@ -203,7 +208,7 @@ async function flood(
   }
   const after = await snapshot(env.h.client, turnId);
   out.push(...afterRejected(before, after, pending, inputs.length));
-  out.push(...(await historyOverhead(env.h.client, turnId, before.historyLength, inputs.length, signalFlood)));
+  out.push(...(await historyOverhead(env.reader, turnId, before.historyLength, inputs.length, signalFlood)));
   return out;
 }
 

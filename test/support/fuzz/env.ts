@@ -1,10 +1,11 @@
 /**
  * What every fuzz case runs against: the harness (dev server, worker's task queue, scripted model),
- * a raw-payload client, the model router, and the workspace's sentinel and decoy files.
+ * a raw-payload client, a history reader, the model router, and the workspace's sentinel and decoy
+ * files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { Harness } from '../harness';
 import { DECOY } from './decision-cases';
 import { SENTINEL } from './model-cases';
@@ -15,10 +16,16 @@ import { ModelRouter } from './router';
 export interface FuzzEnv {
   h: Harness;
   raw: Client;
+  /**
+   * A client without the default gRPC retries, for reading histories: a history page over gRPC's
+   * 4 MB is refused as RESOURCE_EXHAUSTED, which the default client retries for half a minute.
+   */
+  reader: Client;
   router: ModelRouter;
   worker: FuzzWorker;
   sentinel: string;
   decoy: string;
+  close(): Promise<void>;
 }
 
 export async function fuzzEnv(h: Harness): Promise<FuzzEnv> {
@@ -26,13 +33,19 @@ export async function fuzzEnv(h: Harness): Promise<FuzzEnv> {
   h.model.setScript(router.script);
   const worker = new FuzzWorker(h, router);
   await worker.start();
+  const readerConnection = await Connection.connect({ address: h.address, interceptors: [] });
   return {
     h,
     raw: rawClient(h.client.connection),
+    reader: new Client({ connection: readerConnection }),
     router,
     worker,
     sentinel: path.join(h.workspace, SENTINEL),
     decoy: path.join(h.workspace, DECOY),
+    async close() {
+      await worker.stop();
+      await readerConnection.close();
+    },
   };
 }
 

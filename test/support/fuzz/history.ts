@@ -110,8 +110,14 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
 }
 
 /** Before closing the connection: let abandoned calls finish (a retry after close fails the suite). */
-export async function drainAbandoned(maxMs = 60_000): Promise<void> {
-  await within(Promise.all([...abandoned]), maxMs, 'abandoned calls').catch(() => undefined);
+export async function drainAbandoned(maxMs = 60_000): Promise<string> {
+  const n = abandoned.size;
+  const started = Date.now();
+  const done = await within(Promise.all([...abandoned]), maxMs, 'abandoned calls').then(
+    () => true,
+    () => false,
+  );
+  return `${n} abandoned calls ${done ? 'drained' : 'still running'} after ${Date.now() - started} ms`;
 }
 
 function decodeFirst(payloads: temporal.api.common.v1.IPayload[] | null | undefined): unknown {

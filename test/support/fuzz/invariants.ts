@@ -32,6 +32,8 @@ export interface TurnCheck {
 export interface CheckOptions {
   /** Absolute path of the sentinel file the gated tool was pointed at. */
   sentinel: string;
+  /** The client that reads the history (see FuzzEnv.reader); `client` when not given. */
+  reader?: Client;
   /** Tool call ids (as in state) a valid decision approved: only these may run the gated tool. */
   approved: ReadonlySet<string>;
   /** Whether an approved call may have deleted the sentinel itself. */
@@ -69,7 +71,7 @@ export async function checkTurn(client: Client, turnId: string, opts: CheckOptio
 
   let history: HistoryFacts | undefined;
   try {
-    history = await readHistory(client, turnId, BUDGETS.queryMs);
+    history = await readHistory(opts.reader ?? client, turnId, BUDGETS.queryMs);
   } catch (err) {
     violations.push(`I5 history could not be read: ${errorText(err)}`);
   }

@@ -28,6 +28,7 @@ export async function runModelCase(env: FuzzEnv, c: ModelCase): Promise<CaseOutc
   }
   try {
     const check = await checkTurn(env.h.client, turnId, {
+      reader: env.reader,
       sentinel: env.sentinel,
       approved: new Set(),
       amplification: true,
