@@ -12,12 +12,14 @@
  *  I4 `delete_file` (gated) never ran without a valid approving decision; the sentinel file survives;
  *  I5 no amplification: history ≤ 64 KiB + 4 × the model's answers + 4 KiB per tool activity; a
  *     refused decision grows `state` by ≤ 4 KiB and history by ≤ 8 KiB beyond its own signal event;
- *  I6 no prototype pollution in the worker's process.
+ *  I6 the worker is unharmed: no prototype pollution in its process, and it still completes a plain
+ *     turn after the case (a canary; a worker that fails it is replaced, so the next case starts clean).
  * The budgets and the reasons for them are in test/support/fuzz/config.ts.
  *
  * CI runs a fixed seed, 2 cases per class. A larger run, on demand:
  *   npm run fuzz -- --runs 400 --seed 7      (or TILLER_FUZZ_RUNS=400 TILLER_FUZZ_SEED=7 npx jest test/integration/fuzz.test.ts)
- * The summary (cases per class, seed, how each ended, which invariants failed) is printed at the end.
+ * The summary (cases per class, seed, how each ended, which invariants failed) is printed at the end;
+ * TILLER_FUZZ_TRACE=1 prints how long each step of each case took.
  * The 30 × 1.9 MB signal flood (past Temporal's 50 MB history limit) is test/integration/fuzz-flood.test.ts.
  */
 import fc from 'fast-check';
@@ -46,17 +48,19 @@ const MODEL_TESTS: Record<ModelClass, string> = {
   'wrong-types': 'wrong types in every field of a completion or a stream chunk',
 };
 
+const REFUSED = 'are refused without bloating state or history, and the turn still decides';
 const DECISION_TESTS: Record<DecisionClass, string> = {
-  'wrong-types': 'decisions with wrong types',
-  'near-miss': 'decisions for the pending call with one thing wrong',
-  'unknown-ids': 'decisions for unknown ids',
-  'prototype-ids': 'decisions whose id names an Object.prototype member (__proto__, constructor, toString …)',
-  'oversized-fields': 'decisions with one field of up to 1.9 MB',
-  'deep-json': 'decisions nested up to 100 000 levels deep',
-  'bad-encoding': 'decision payloads that are not JSON or not labelled JSON',
-  'flood-signals': 'floods of 50-300 refused decide signals (and up to 3 of 1.9 MB) at once',
-  'flood-updates': 'floods of 30-120 refused decide updates at once',
-  'approve-edited-args': 'approvals with hostile edited arguments (deep, 1.9 MB, wide, odd Unicode)',
+  'wrong-types': `decisions with wrong types ${REFUSED}`,
+  'near-miss': `decisions for the pending call with one thing wrong ${REFUSED}`,
+  'unknown-ids': `decisions for unknown ids ${REFUSED}`,
+  'prototype-ids': `decisions whose id names an Object.prototype member (__proto__, constructor …) ${REFUSED}`,
+  'oversized-fields': `decisions with one field of up to 1.9 MB ${REFUSED}`,
+  'deep-json': `decisions nested up to 100 000 levels deep ${REFUSED}`,
+  'bad-encoding': `decision payloads that are not JSON or not labelled JSON ${REFUSED}`,
+  'flood-signals': `floods of 50-300 refused decide signals (and up to 3 of 1.9 MB) at once ${REFUSED}`,
+  'flood-updates': `floods of 30-120 refused decide updates at once ${REFUSED}`,
+  'approve-edited-args':
+    'approvals with hostile edited arguments (deep, 1.9 MB, wide, odd Unicode) leave the turn defined, readable and unwedged, the sentinel alive',
 };
 
 const cfg = fuzzConfig(MODEL_CLASSES.length + DECISION_CLASSES.length);
@@ -105,7 +109,7 @@ describe('fuzz: hostile decisions', () => {
   for (const cls of DECISION_CLASSES) {
     const name = `decide/${cls}`;
     test(
-      `${name}: ${DECISION_TESTS[cls]} are refused without bloating state or history, and the turn still decides`,
+      `${name}: ${DECISION_TESTS[cls]}`,
       async () => {
         for (const c of sample(DECISION_ARBITRARIES[cls], name)) tally.add(name, await runDecisionCase(env!, c));
         expect(tally.failures(name)).toEqual([]);

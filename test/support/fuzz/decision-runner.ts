@@ -152,6 +152,8 @@ async function handled(client: Client, turnId: string, patient = false): Promise
   let attempt = 0;
   while (Date.now() < deadline) {
     const d = await describe(client, turnId, BUDGETS.queryMs);
+    // An approval may end the turn before this looks: closing as completed or failed is a defined state.
+    if (d.status === 'COMPLETED' || d.status === 'FAILED') return [];
     if (d.status !== 'RUNNING') return [`I1 the turn closed as ${d.status} while deciding`];
     attempt = d.taskAttempt;
     if (attempt > 1 && !patient) return [`I3 the workflow task is on attempt ${attempt} after a decision`];
