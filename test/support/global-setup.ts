@@ -1,5 +1,5 @@
 /**
- * One real Temporal dev server per test run (with Tiller's search attributes), and one workflow
+ * One real Temporal dev server per test run (with Tiller's search attributes and tuning), and one workflow
  * bundle built once and shared by every test worker.
  */
 import fs from 'node:fs';
@@ -17,7 +17,12 @@ declare global {
 
 export default async function globalSetup(): Promise<void> {
   const { cli, testServer } = ensureTemporal({ quiet: true });
-  const server = await startDevServer({ cli });
+  // Tiller's tuned dev server (src/testing/dev-server.ts); TILLER_TEST_DEV_SERVER=stock runs the suite on
+  // the CLI's defaults instead, to compare the suite's wall time.
+  const server = await startDevServer({
+    cli,
+    ...(process.env.TILLER_TEST_DEV_SERVER === 'stock' && { tuning: 'stock' as const }),
+  });
   globalThis.__TILLER_DEV_SERVER__ = server;
   process.env.TILLER_TEST_TEMPORAL_ADDRESS = server.address;
   process.env.TILLER_TEST_TEMPORAL_CLI = cli;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { tracedBundlePath } from '../../src/cli/worker';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -262,6 +263,15 @@ test('the dynamic config given to the server is valid YAML', () => {
   expect(env('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(target.target.replace('/etc/temporal/', ''));
   const content = parse(compose.configs![target.source]!.content!) as Record<string, { value: unknown }[]>;
   expect(content['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: true, constraints: {} }]);
+});
+
+test("the server gets the dev servers' latency tuning, and no key the pinned server no longer has", () => {
+  const content = parse(compose.configs!['temporal-dynamic-config']!.content!) as Record<string, { value: unknown }[]>;
+  for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) {
+    expect([key, content[key]]).toEqual([key, [{ value, constraints: {} }]]);
+  }
+  // Removed in server 1.30 (ExecuteMultiOperation is always on); an unknown key is silently ignored.
+  expect(content['frontend.enableExecuteMultiOperation']).toBeUndefined();
 });
 
 describe('Dockerfile', () => {
