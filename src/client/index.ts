@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   Client,
+  InternalConnectionLikeSymbol,
   WithStartWorkflowOperation,
   WorkflowFailedError,
   WorkflowUpdateFailedError,
@@ -65,11 +66,33 @@ export class DecisionRejectedError extends Error {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
+export interface TillerClientOptions {
+  /**
+   * Ask the server to hand a new turn's first workflow task straight back to a worker of this
+   * process (eager workflow start: no trip through the task queue). Only a client on the worker's own
+   * `NativeConnection` can; the default is on exactly then. Without a worker of this process on the
+   * task queue (or a free slot) the server dispatches the turn as usual.
+   */
+  eagerStart?: boolean;
+}
+
+/** Whether the client's connection can take an eager workflow start (a `NativeConnection`, shared with workers). */
+export function supportsEagerStart(client: Client): boolean {
+  const connection = client.connection as { [InternalConnectionLikeSymbol]?: { supportsEagerStart?: boolean } };
+  return connection[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+}
+
 export class TillerClient {
+  /** Whether `startTurn` requests an eager start (see {@link TillerClientOptions.eagerStart}). */
+  readonly eagerStart: boolean;
+
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string = temporalSettings().taskQueue,
-  ) {}
+    opts: TillerClientOptions = {},
+  ) {
+    this.eagerStart = (opts.eagerStart ?? true) && supportsEagerStart(temporal);
+  }
 
   static async connect(settings: TemporalSettings = temporalSettings()): Promise<TillerClient> {
     return new TillerClient(await connectClient(settings), settings.taskQueue);
@@ -94,6 +117,7 @@ export class TillerClient {
       ],
       staticSummary: turnSummary(opts.agent, opts.input),
       staticDetails: turnDetails(opts),
+      ...(this.eagerStart && { requestEagerStart: true }),
     });
   }
 
