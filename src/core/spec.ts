@@ -40,8 +40,10 @@ export interface ToolSpec {
   heartbeatTimeout?: DurationLike;
   /** The tool can show an approver what a call would do before it is approved. */
   preview?: boolean;
-  /** Run as a local activity (see `ToolDefinition.local`). */
+  /** Run as a local activity, or (`false`) never (see `ToolDefinition.local`); absent: decided by `readOnly`. */
   local?: boolean;
+  /** The tool only reads (`ToolDefinition.readOnly`): the fast path runs it as a local activity. */
+  readOnly?: boolean;
   /** Not a worker tool but a sub-agent: calling it runs `agent` as a child `agentTurn`. */
   subAgent?: { agent: string; inherit: boolean };
   /** A tool of an MCP server, listed by `startTurn` and called through the worker's MCP client. */

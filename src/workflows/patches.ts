@@ -9,3 +9,6 @@ export const PATCH_VALIDATE_BEFORE_APPROVAL = 'validate-args-before-approval';
 
 /** Since 0.3 model calls record `{count, digest}` of the conversation instead of the messages. */
 export const PATCH_CONVERSATION_BY_REFERENCE = 'conversation-by-reference';
+
+/** Since 0.4 read-only tools (`readOnly`, MCP `readOnlyHint`) run as local activities unless they opt out. */
+export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';
