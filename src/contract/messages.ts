@@ -41,7 +41,7 @@ export const STATE_DESCRIPTION =
 export const DECIDE_DESCRIPTION =
   'Approve or deny a pending tool call: {"id": "<tool call id from pendingApprovals>", "approved": true|false, "reason"?: "...", "scope"?: "once"|"turn"|"session", "approver"?: "name"}.';
 export const CONVERSATION_DESCRIPTION =
-  'The messages of the conversation so far (the first `count` with {"count": n}) and the tools, as the model activity sends them.';
+  'The messages of the conversation so far (the first `count` with {"count": n}; only those from index `from` on with {"from": k}) and the tools (unless {"tools": false}), as the model activity sends them.';
 export const TURN_PROGRESS_DESCRIPTION =
   'From a child turn: its status, pending approvals and (to a parent turn) usage so far.';
 

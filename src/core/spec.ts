@@ -140,10 +140,17 @@ export interface ConversationRef {
 /** The `conversation` query's argument and answer. */
 export interface ConversationRequest {
   count: number;
+  /** Only messages [from, count): what a model activity holding the earlier ones needs (default 0). */
+  from?: number;
+  /** `false`: leave out the tools (the activity has them already). */
+  tools?: boolean;
 }
 export interface ConversationSnapshot {
   messages: ChatMessage[];
-  tools: ToolSpec[];
+  /** Echoes the request's `from`; absent from turns on code without it, which always answer from 0. */
+  from?: number;
+  /** Absent when asked with `tools: false`. */
+  tools?: ToolSpec[];
 }
 
 export interface ModelRequest {
