@@ -13,7 +13,7 @@ import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
-import { createWorker, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
+import { createWorker, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
 import { benchAgents, benchScript, benchTools, Recorder } from './fixture';
 import type { Storage } from './options';
 
@@ -37,7 +37,11 @@ export interface Bundle {
 export async function buildBundle(): Promise<Bundle> {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: logger as never });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    preloadModules: [...PRELOAD_MODULES],
+    logger: logger as never,
+  });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const codePath = path.join(ARTIFACTS, 'workflow-bundle.js');
   fs.writeFileSync(codePath, code);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
-import { workflowsPath } from '../../src/worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureTemporal } = require('../../scripts/ensure-temporal.js');
@@ -30,7 +30,11 @@ export default async function globalSetup(): Promise<void> {
 
   const dir = path.resolve(__dirname, '../../test-artifacts');
   fs.mkdirSync(dir, { recursive: true });
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: { ...quietLogger } as never });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath,
+    preloadModules: [...PRELOAD_MODULES],
+    logger: { ...quietLogger } as never,
+  });
   const codePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(codePath, bundle.code);
   process.env.TILLER_TEST_BUNDLE = codePath;

@@ -20,7 +20,8 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
  * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
- * (TILLER_METRICS_ADDRESS) and src/gateway/env.ts (TILLER_GATEWAY_*). Keep it in step with the README
+ * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB) and src/gateway/env.ts
+ * (TILLER_GATEWAY_*). Keep it in step with the README
  * when a variable is added: the worker's and the gateway's env must be subsets of it.
  */
 const PROJECT_ENV = new Set([
@@ -50,6 +51,7 @@ const PROJECT_ENV = new Set([
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_SERVICE_NAME',
   'TILLER_METRICS_ADDRESS',
+  'TILLER_WORKFLOW_CACHE_MB',
   ...[
     'TOKENS',
     'JWT_SECRET',
