@@ -30,6 +30,7 @@ import { createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { acts, modelOptions, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
+import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
 import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
@@ -55,6 +56,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
 
   setHandler(stateQuery, () => state, { description: STATE_DESCRIPTION });
+  serveReads(state);
   setHandler(
     decideUpdate,
     async (decision) => {
