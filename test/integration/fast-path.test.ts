@@ -79,7 +79,13 @@ const agents = [
   agent('reader', ['lookup']),
   agent('reader_remote', ['lookup_remote', 'lookup_heartbeats']),
   agent('waiter', ['waiting', 'stuck']),
-  agent('desk_reader', ['web__list_tickets', 'web__create_ticket']),
+  // create_ticket has no read-only hint, so MCP's defaults would gate it: opted out, this test is about the path.
+  defineAgent({
+    name: 'desk_reader',
+    instructions: 'x',
+    tools: ['web__list_tickets', 'web__create_ticket'],
+    approvals: { web__create_ticket: false },
+  }),
   agent('slow_desk_reader', ['slow__list_tickets']),
 ];
 const worker = () =>
