@@ -84,7 +84,8 @@ function int(name: string, value: string | undefined): number {
 }
 
 export const USAGE = `npm run bench -- [options]
-  --quick                 a smoke run (~2-3 min): small sizes, in-memory server only; writes to test-artifacts/bench/
+  --quick                 a smoke run (~2-3 min): small sizes, the stock and the tuned in-memory servers;
+                          writes to test-artifacts/bench/
   --only a,b              sections: ${SECTIONS.join(', ')} (default: all)
   --storage stock,memory,sqlite
                           dev server passes (default all three; --quick: stock,memory): stock = start-dev as

@@ -616,17 +616,22 @@ function notes(r: BenchResults): string[] {
   if (stock && tuned) {
     const sp = stock.phases.baseline;
     const tp = tuned.phases.baseline;
+    const tf = tuned.phases.fast;
     out.push(
-      `- **Where a step's time goes.** A tool step is two workflow tasks (the model's answer in, the tool's result` +
-        ` in) and two activities. In-process the same loop takes ${f(fl?.stepMs.p50)} ms. On a stock dev server the bare loop` +
-        ` takes ${f(stock.baseline.stepMs.p50)} ms p50, and its workflow tasks wait ${f(sp.workflowTaskScheduleToStartP50)} ms p50 each between` +
-        ` being scheduled and started: the server has one history shard, whose transfer queue reader loads new tasks` +
-        ` from persistence at most 20 times a second (\`history.transferProcessorMaxPollRPS\`), so each task waits up to` +
-        ` 50 ms for the next load before matching can hand it to the waiting poller — twice a step. With the readers` +
-        ` allowed 1000 loads a second (Tiller's tuning) that wait is ${f(tp.workflowTaskScheduleToStartP50)} ms and the bare loop takes` +
-        ` ${f(tuned.baseline.stepMs.p50)} ms; what remains is CPU: the server's and the worker's work per task on this 2-core machine` +
-        ` (CPU per step: ${f(tuned.baseline.cpu.serverMs)} ms server + ${f(tuned.baseline.cpu.benchMs)} ms bench process for the bare loop).` +
-        ` Tiller on the same server takes ${f(tuned.stepMs.p50)} ms${tuned.fast ? `, and ${f(tuned.fast.stepMs.p50)} ms on the fast path, where the read-only tool runs as a local activity inside the workflow task that received the model's answer, so a step is one workflow task instead of two` : ''}.`,
+      `- **Where a step's time goes** (this run's measurements). In-process, without Temporal, a tool step takes` +
+        ` ${f(fl?.stepMs.p50)} ms. The bare Temporal loop takes ${f(stock.baseline.stepMs.p50)} ms p50 on the stock dev server and` +
+        ` ${f(tuned.baseline.stepMs.p50)} ms on the tuned one; the two servers differ only in the three queue readers' \`MaxPollRPS\`` +
+        ` (20 → 1000). The server's timestamps show where the difference is: a workflow task waited` +
+        ` ${f(sp.workflowTaskScheduleToStartP50)} ms p50 from scheduled to started on the stock server and ${f(tp.workflowTaskScheduleToStartP50)} ms on the tuned` +
+        ` one, ${f(sp.workflowTasksPerStep)} workflow tasks per step; an activity took ${f(sp.activityScheduleToCompleteP50)} vs ${f(tp.activityScheduleToCompleteP50)} ms from scheduled to completed.` +
+        ` On the tuned server what remains is the workers' and the server's work: ${f(tp.workflowTaskStartToCompleteP50)} ms p50 per workflow task` +
+        ` from started to completed, and ${f(tuned.baseline.cpu.serverMs)} ms server + ${f(tuned.baseline.cpu.benchMs)} ms bench-process CPU per step` +
+        ` for the bare loop (${f(tuned.cpu.serverMs)} + ${f(tuned.cpu.benchMs)} ms for Tiller) on this 2-core machine.` +
+        ` Tiller takes ${f(tuned.stepMs.p50)} ms there` +
+        (tuned.fast
+          ? `; on the fast path ${f(tuned.fast.stepMs.p50)} ms, with ${f(tf?.workflowTasksPerStep)} workflow tasks per step (the read-only tool runs as a local activity inside the workflow task that received the model's answer)`
+          : '') +
+        '.',
     );
   }
   for (const p of r.passes) {
