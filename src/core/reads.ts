@@ -107,7 +107,11 @@ function summarize(state: TurnState): TurnSummary {
 }
 
 /** A malformed request (any Temporal client may send one) reads as from the oldest event, a full page. */
-export function eventsPage(state: TurnState, req: EventsRequest = {}, maxBytes: number = BOUNDS.stateBytes): EventsPage {
+export function eventsPage(
+  state: TurnState,
+  req: EventsRequest = {},
+  maxBytes: number = BOUNDS.stateBytes,
+): EventsPage {
   const afterSeq = Math.max(0, Math.floor(Number(req?.afterSeq) || 0));
   const limit = Math.min(MAX_EVENTS_PAGE, Math.max(1, Math.floor(Number(req?.limit) || MAX_EVENTS_PAGE)));
   const { events } = state;
