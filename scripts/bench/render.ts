@@ -621,10 +621,12 @@ function notes(r: BenchResults): string[] {
       `- **Where a step's time goes** (this run's measurements). In-process, without Temporal, a tool step takes` +
         ` ${f(fl?.stepMs.p50)} ms. The bare Temporal loop takes ${f(stock.baseline.stepMs.p50)} ms p50 on the stock dev server and` +
         ` ${f(tuned.baseline.stepMs.p50)} ms on the tuned one; the two servers differ only in the three queue readers' \`MaxPollRPS\`` +
-        ` (20 → 1000). The server's timestamps show where the difference is: a workflow task waited` +
+        ` (20 → 1000). The server's event timestamps for the bare loop: a workflow task waited` +
         ` ${f(sp.workflowTaskScheduleToStartP50)} ms p50 from scheduled to started on the stock server and ${f(tp.workflowTaskScheduleToStartP50)} ms on the tuned` +
-        ` one, ${f(sp.workflowTasksPerStep)} workflow tasks per step; an activity took ${f(sp.activityScheduleToCompleteP50)} vs ${f(tp.activityScheduleToCompleteP50)} ms from scheduled to completed.` +
-        ` On the tuned server what remains is the workers' and the server's work: ${f(tp.workflowTaskStartToCompleteP50)} ms p50 per workflow task` +
+        ` one, ${f(sp.workflowTasksPerStep)} workflow tasks per step; an activity took ${f(sp.activityScheduleToCompleteP50)} vs ${f(tp.activityScheduleToCompleteP50)} ms from scheduled to completed` +
+        ` — these recorded phases differ by far less than the steps do (${f(stock.baseline.stepMs.p50 - tuned.baseline.stepMs.p50)} ms), so most of the stock server's extra time per step` +
+        ` lies outside what history timestamps record (this bench does not measure where).` +
+        ` On the tuned server: ${f(tp.workflowTaskStartToCompleteP50)} ms p50 per workflow task` +
         ` from started to completed, and ${f(tuned.baseline.cpu.serverMs)} ms server + ${f(tuned.baseline.cpu.benchMs)} ms bench-process CPU per step` +
         ` for the bare loop (${f(tuned.cpu.serverMs)} + ${f(tuned.cpu.benchMs)} ms for Tiller) on this 2-core machine.` +
         ` Tiller takes ${f(tuned.stepMs.p50)} ms there` +
