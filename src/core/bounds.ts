@@ -25,6 +25,8 @@ export const BOUNDS = {
   modelResponseBytes: 1_000_000,
   /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
   stateBytes: 1_000_000,
+  /** Events in one page of the `events` query (src/core/reads.ts); a page also stays under `stateBytes`. */
+  eventsPage: 500,
 } as const;
 
 /** `text` cut to `max` characters with a marker that says how long it was. */

@@ -25,3 +25,6 @@ export const PATCH_SALTED_ARGS_DIGEST = 'salted-args-digest';
  * patch it meant anyone. Waits raised before keep the old rule: a decision in their history may rely on it.
  */
 export const PATCH_EMPTY_APPROVERS_MEAN_NOBODY = 'empty-approvers-mean-nobody';
+
+/** Since 0.4 read-only tools (`readOnly`, MCP `readOnlyHint`) run as local activities unless they opt out. */
+export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';

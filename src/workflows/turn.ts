@@ -32,6 +32,7 @@ import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { acts, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
+import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
 import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
@@ -62,6 +63,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
 
   setHandler(stateQuery, () => budgetedState(state), { description: STATE_DESCRIPTION });
+  serveReads(state);
   setHandler(
     decideUpdate,
     async (decision) => {
