@@ -30,6 +30,16 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean
   'history.visibilityProcessorMaxPollRPS': 1000,
 };
 
+/**
+ * SQLite settings for a dev server that persists to a file (`tiller dev`): write-ahead logging with
+ * `synchronous=normal` syncs the log at checkpoints instead of on every commit. Measured with the
+ * bench's durable section (50-step turns, SQLite file): a bare two-activity loop 75.4 → 39.7 ms per
+ * step, a Tiller turn 75.8 → 45.8 ms. A commit survives the server being killed (`kill -9`: the log is
+ * in the file); only an operating-system crash or power loss may lose the last commits — a dev
+ * server's trade, not a production one (production runs on PostgreSQL, docker-compose.yml).
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: readonly string[] = ['journal_mode=wal', 'synchronous=normal'];
+
 export interface DevServer {
   address: string;
   namespace: string;
@@ -114,7 +124,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     opts.logLevel ?? 'error',
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ...(opts.uiPort !== undefined ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
-    ...(opts.dbFilename ? ['--db-filename', opts.dbFilename] : []),
+    ...(opts.dbFilename
+      ? ['--db-filename', opts.dbFilename, ...DEV_SERVER_SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p])]
+      : []),
     ...Object.entries(dynamicConfig).flatMap(([key, value]) => [
       '--dynamic-config-value',
       `${key}=${JSON.stringify(value)}`,
