@@ -4,15 +4,24 @@
  * update's validator and the `decide` signal share `check`, so both channels accept and reject the
  * same payloads.
  */
-import { condition } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { argsDigest } from '../core/digest';
 import { deniedResult, timedOutResult } from '../core/policy';
 import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
-import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
+import type {
+  AgentSpec,
+  ApprovalPendingContext,
+  ApprovalReceipt,
+  ApprovalResolvedContext,
+  GateSpec,
+  ToolCallContext,
+  ValidateArgsResponse,
+} from '../core/spec';
 import { subAgentInput } from '../core/subagents';
 import { acts, hookOptions } from './activities';
+import { PATCH_APPROVAL_RESOLVED_HOOK } from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
@@ -35,9 +44,14 @@ export interface DeskDeps {
   recorder: TurnRecorder;
   /** Validates edited arguments against the tool's schema (an activity: the schema lives in the worker). */
   validateArgs(tool: string, args: unknown): Promise<ValidateArgsResponse>;
-  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any. */
-  notifyPending?(ctx: ApprovalPendingContext): Promise<void>;
+  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any; returns their receipts. */
+  notifyPending?(ctx: ApprovalPendingContext): Promise<ApprovalReceipt[]>;
+  /** Fires the `onApprovalResolved` hooks (an activity) once `receipts` (the call's notifications) have settled. */
+  notifyResolved?(ctx: Omit<ApprovalResolvedContext, 'receipts'>, receipts: Promise<ApprovalReceipt[]>): Promise<void>;
 }
+
+/** Receipts of one call passed to `onApprovalResolved`: the newest this many. */
+const MAX_RECEIPTS = 20;
 
 interface Stage {
   approvers?: string[];
@@ -200,6 +214,8 @@ export class ApprovalDesk {
     });
 
     let reminder = 0;
+    const receipts: ApprovalReceipt[] = [];
+    const notifications: Promise<void>[] = [];
     const notify = (escalated: boolean, expiresAt?: string) => {
       if (!this.deps.notifyPending) return;
       const ctx: ApprovalPendingContext = {
@@ -211,7 +227,12 @@ export class ApprovalDesk {
         ...(preview !== undefined && { preview }),
       };
       // Notifications run beside the wait: a decision is never held up by a slow notifier.
-      this.deps.notifyPending(ctx).catch(() => undefined);
+      notifications.push(
+        this.deps.notifyPending(ctx).then(
+          (r) => void receipts.push(...r),
+          () => undefined,
+        ),
+      );
     };
 
     try {
@@ -258,6 +279,11 @@ export class ApprovalDesk {
       delete this.waiters[call.toolCallId];
     }
 
+    const { decision } = waiter;
+    const outcome = !decision ? 'timed_out' : decision.approved ? 'approved' : 'denied';
+    const settled = Promise.all(notifications).then(() => receipts.slice(-MAX_RECEIPTS));
+    // Beside the flow too: the call goes on at once, the hooks hear of it when its notifications are done.
+    this.deps.notifyResolved?.({ call, outcome, ...(decision && { decision }) }, settled).catch(() => undefined);
     if (!waiter.decision) {
       const result =
         stages.length > 1
@@ -288,13 +314,13 @@ function describePayload(raw: unknown): { id?: string; approver?: string } {
 
 /**
  * The activities behind a turn's desk: edited arguments are checked against the tool's schema in the
- * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` hooks fire when
- * the agent has any. `agent` is the turn's spec once it is known.
+ * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` /
+ * `onApprovalResolved` hooks fire when the agent has any. `agent` is the turn's spec once it is known.
  */
 export function deskActivities(
   recorder: TurnRecorder,
   agent: () => AgentSpec | undefined,
-): Pick<DeskDeps, 'validateArgs' | 'notifyPending'> {
+): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'notifyResolved'> {
   return {
     validateArgs(tool, args) {
       if (!agent()?.tools.some((t) => t.name === tool && t.subAgent)) {
@@ -306,9 +332,21 @@ export function deskActivities(
       return Promise.resolve(checked.type === 'valid' ? { ok: true } : { ok: false, error: checked.error });
     },
     async notifyPending(ctx) {
-      if (!agent()?.hooks.onApprovalPending) return;
+      if (!agent()?.hooks.onApprovalPending) return [];
       const summary = `notify ${ctx.call.tool} pending${ctx.reminder ? ` (reminder ${ctx.reminder})` : ''}`;
       const done = await acts.notifyApprovalPending.executeWithOptions({ ...hookOptions, summary }, [ctx]);
+      recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
+      return done.receipts ?? [];
+    },
+    async notifyResolved(ctx, receipts) {
+      if (!agent()?.hooks.onApprovalResolved) return;
+      const kept = await receipts;
+      // A new command: checked where it is scheduled, so histories without the marker replay without it.
+      if (!patched(PATCH_APPROVAL_RESOLVED_HOOK)) return;
+      const summary = `notify ${ctx.call.tool} ${ctx.outcome.replace('_', ' ')}`;
+      const done = await acts.notifyApprovalResolved.executeWithOptions({ ...hookOptions, summary }, [
+        { ...ctx, receipts: kept },
+      ]);
       recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
     },
   };

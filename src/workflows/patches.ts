@@ -9,3 +9,6 @@ export const PATCH_VALIDATE_BEFORE_APPROVAL = 'validate-args-before-approval';
 
 /** Since 0.3 model calls record `{count, digest}` of the conversation instead of the messages. */
 export const PATCH_CONVERSATION_BY_REFERENCE = 'conversation-by-reference';
+
+/** A call that waited for a human fires the `onApprovalResolved` hooks (an activity) once it is decided or expires. */
+export const PATCH_APPROVAL_RESOLVED_HOOK = 'approval-resolved-hook';
