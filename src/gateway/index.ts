@@ -95,6 +95,7 @@ function routeDeps(opts: GatewayOptions, webhook: WebhookVerifier | undefined, c
   return {
     tiller: opts.tiller,
     ...(webhook && { webhook }),
+    ...(opts.slack && { slack: opts.slack }),
     nudges: new Nudges(),
     openapi: () =>
       (doc ??= openApiDocument({
