@@ -15,15 +15,20 @@ const Name = z
   .regex(/^\S+$/, 'names have no whitespace')
   .refine((n) => !n.startsWith('webhook:'), 'names starting with webhook: are reserved');
 
-export const SlackApproverEntry = z.union([
-  Name.transform((name) => ({ name, groups: [] as string[] })),
+/** `"alice"` or `{"name": "alice", "groups": ["finance"]}`. */
+export const SlackApproverEntry = z.preprocess(
+  (entry) => (typeof entry === 'string' ? { name: entry } : entry),
   z.strictObject({ name: Name, groups: z.array(Name).max(50).default([]) }),
-]);
+);
 
-export const SlackApproverMap = z
-  .record(SlackUserId, SlackApproverEntry)
-  .refine((m) => Object.keys(m).length <= 10_000, 'at most 10,000 Slack users');
-export type SlackApproverMapInput = z.input<typeof SlackApproverMap>;
+export const SlackApproverMap = z.record(z.string(), SlackApproverEntry).superRefine((map, ctx) => {
+  const ids = Object.keys(map);
+  if (ids.length > 10_000) ctx.addIssue({ code: 'custom', message: 'at most 10,000 Slack users' });
+  for (const id of ids.filter((k) => !SlackUserId.safeParse(k).success).slice(0, 3)) {
+    ctx.addIssue({ code: 'custom', path: [id], message: 'not a Slack user id (such as U0123ABCD)' });
+  }
+});
+export type SlackApproverMapInput = Record<string, string | { name: string; groups?: string[] }>;
 
 export interface SlackApprover {
   name: string;

@@ -39,15 +39,18 @@ export function inlineCode(text: string, max = 200): string {
   return `\`${fitEscaped(text.replace(/`/g, "'"), max)}\``;
 }
 
+/** Breaks every ``` with zero-width spaces, so a quoted text can neither open nor close a code block. */
+const noFences = (text: string) => text.replace(/```/g, '`\u200b`\u200b`');
+
 /** A code block holding `text` (escaped; a ``` inside cannot close it), at most `max` characters in all. */
 export function codeBlock(text: string, max: number): string {
-  const body = text.replace(/```/g, '`\u200b`\u200b`');
+  const body = noFences(text);
   return `\`\`\`\n${fitEscaped(body, max - 8)}\n\`\`\``;
 }
 
 /** A one-paragraph block quote of `text` (line breaks become spaces), escaped and cut. */
 export function quote(text: string, max: number): string {
-  return `>${fitEscaped(text.replace(/\s+/g, ' ').trim(), max - 1)}`;
+  return `>${fitEscaped(noFences(text.replace(/\s+/g, ' ').trim()), max - 1)}`;
 }
 
 /** Slack's date formatting: shown in each reader's time zone, with the ISO time as fallback. */
