@@ -102,6 +102,7 @@ function routeDeps(opts: GatewayOptions, webhook: WebhookVerifier | undefined, c
         version: opts.version ?? '0.0.0',
         webhook: webhook !== undefined,
         codec: !!opts.codec,
+        slack: !!opts.slack,
       })),
     queryTimeoutMs: opts.queryTimeoutMs ?? 10_000,
     decideTimeoutMs: opts.decideTimeoutMs ?? 30_000,

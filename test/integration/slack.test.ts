@@ -495,6 +495,20 @@ function forgedButtons(value: string): Record<string, unknown>[] {
   ];
 }
 
+test('the interactivity URL is public, in the OpenAPI document, and only there when Slack is configured', async () => {
+  const doc = (await (await fetch(`${gateway}/openapi.json`)).json()) as { paths: Record<string, any> };
+  expect(doc.paths['/slack/interactions'].post.security).toEqual([]);
+  const plain = await buildGateway({ tiller: client, identities: { tokens: [{ name: 'x', sha256: hashToken('t') }] } });
+  try {
+    const url = await plain.listen({ host: '127.0.0.1', port: 0 });
+    expect((await fetch(`${url}/slack/interactions`, { method: 'POST' })).status).toBe(404);
+    const plainDoc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(plainDoc.paths)).not.toContain('/slack/interactions');
+  } finally {
+    await plain.close();
+  }
+});
+
 test('the only failure reported on the gateway side was the modal that could not open', () => {
   expect(errors.map((e) => (e as Error).message)).toEqual([
     'Slack views.open failed: An API error occurred: expired_trigger_id',
