@@ -8,7 +8,7 @@ import { describeApprovers } from '../core/approvers';
 import { argsDigest } from '../core/digest';
 import type { ApprovalPendingContext } from '../core/spec';
 import { REDACTED } from '../gateway/sse';
-import { codeBlock, cut, escapeMrkdwn, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
+import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
 import type { SlackOutcome } from './outcome';
 import { ACTION_APPROVE, ACTION_DENY, buttonValue } from './refs';
 
@@ -82,13 +82,13 @@ export function pendingMessage(
     blocks.push(section(`*Preview*\n${codeBlock(preview, PREVIEW_MAX)}`));
   }
   const who = ctx.approvers?.length
-    ? `may decide: ${escapeMrkdwn(describeApprovers(ctx.approvers))}`
+    ? `may decide: ${fitEscaped(describeApprovers(ctx.approvers), 580)}`
     : 'anyone may decide';
   const when =
     ctx.expiresAt !== undefined
       ? `${ctx.escalated ? 'expires' : 'deadline'} ${slackDate(ctx.expiresAt)}`
       : 'no deadline';
-  blocks.push(context([cut(who, 600), when, where(facts)]));
+  blocks.push(context([who, when, where(facts)]));
   const value = buttonValue({
     turn: call.workflowId,
     call: call.toolCallId,

@@ -209,7 +209,10 @@ export async function startSlackApi(opts: SlackStandInOptions): Promise<SlackSta
   };
 }
 
-/** Web API arguments: form fields (JSON-valued ones such as `blocks` and `view` parsed) or a JSON body. */
+/** The form fields that carry JSON (the WebClient JSON-encodes objects into form fields). */
+const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata']);
+
+/** Web API arguments: form fields (the JSON-valued ones parsed) or a JSON body. */
 function parseArgs(raw: string, contentType: string): Args {
   if (contentType.startsWith('application/json')) {
     try {
@@ -221,7 +224,7 @@ function parseArgs(raw: string, contentType: string): Args {
   }
   const args: Args = {};
   for (const [key, value] of new URLSearchParams(raw)) {
-    if (/^[[{]/.test(value)) {
+    if (JSON_FIELDS.has(key)) {
       try {
         args[key] = JSON.parse(value);
         continue;
