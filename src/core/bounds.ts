@@ -23,6 +23,10 @@ export const BOUNDS = {
   callsPerResponse: 64,
   /** A model response, as JSON (it is recorded in history as the activity's result). */
   modelResponseBytes: 1_000_000,
+  /** A receipt an `onApprovalPending` hook returns, as JSON (it is recorded in history and carried). */
+  receiptChars: 2_000,
+  /** Receipts kept per waiting call for `onApprovalResolved`: the newest this many. */
+  receiptsPerCall: 20,
   /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
   stateBytes: 1_000_000,
 } as const;

@@ -7,14 +7,23 @@
 import { condition, patched, workflowInfo } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
+import { BOUNDS } from '../core/bounds';
 import { argsDigest } from '../core/digest';
 import { deniedResult, timedOutResult } from '../core/policy';
 import { refusedPayload } from '../core/failures';
 import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
-import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
+import type {
+  AgentSpec,
+  ApprovalPendingContext,
+  ApprovalReceipt,
+  ApprovalResolvedContext,
+  GateSpec,
+  ToolCallContext,
+  ValidateArgsResponse,
+} from '../core/spec';
 import { subAgentInput } from '../core/subagents';
 import { acts, hookOptions } from './activities';
-import { PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
+import { PATCH_APPROVAL_RESOLVED_HOOK, PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
@@ -40,12 +49,21 @@ export interface WaitingCall {
   deadline?: number | undefined;
   nextReminder?: number | undefined;
   reminder: number;
+  /**
+   * What the `onApprovalPending` hooks returned for this call so far (the newest
+   * `BOUNDS.receiptsPerCall`), for `onApprovalResolved`. Absent in waits carried before receipts.
+   */
+  receipts?: ApprovalReceipt[] | undefined;
 }
 
 interface Waiter extends WaitingCall {
   /** Set while an accepted decision with edited arguments is being validated. */
   deciding: boolean;
   decision?: RecordedDecision;
+  /** This run's `onApprovalPending` activities for the call, settled or not (never carried). */
+  notifications: Promise<void>[];
+  /** How many of them are still running. */
+  notifying: number;
 }
 
 export interface DeskDeps {
@@ -54,8 +72,36 @@ export interface DeskDeps {
   maxArgsChars?(): number | undefined;
   /** Validates edited arguments against the tool's schema (an activity: the schema lives in the worker). */
   validateArgs(tool: string, args: unknown): Promise<ValidateArgsResponse>;
-  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any. */
-  notifyPending?(ctx: ApprovalPendingContext): Promise<void>;
+  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any; returns their receipts. */
+  notifyPending?(ctx: ApprovalPendingContext): Promise<ApprovalReceipt[]>;
+  /** Fires the `onApprovalResolved` hooks (an activity) once `receipts` (the call's notifications) have settled. */
+  notifyResolved?(ctx: Omit<ApprovalResolvedContext, 'receipts'>, receipts: Promise<ApprovalReceipt[]>): Promise<void>;
+  /**
+   * Whether receipts matter (the agent has `onApprovalResolved` hooks): then a call is not quiet — the
+   * turn does not continue as new — while one of its notifications runs, so its receipt is carried.
+   */
+  keepsReceipts?(): boolean;
+}
+
+/** Receipts of one call passed to `onApprovalResolved`: the newest this many. */
+export const MAX_RECEIPTS = BOUNDS.receiptsPerCall;
+
+/**
+ * Adds what a notification returned to the call's receipts: untrusted in size (a hook made them), so a
+ * receipt that is not an object with a JSON value of at most `BOUNDS.receiptChars` characters is
+ * dropped, and only the newest `MAX_RECEIPTS` are kept.
+ */
+export function keepReceipts(kept: readonly ApprovalReceipt[] | undefined, added: unknown): ApprovalReceipt[] {
+  const fresh = (Array.isArray(added) ? added.slice(-MAX_RECEIPTS) : []).filter(isReceipt);
+  return [...(kept ?? []), ...fresh].slice(-MAX_RECEIPTS);
+}
+
+function isReceipt(r: unknown): r is ApprovalReceipt {
+  if (!r || typeof r !== 'object' || !('value' in r)) return false;
+  const { hook, value } = r as { hook?: unknown; value: unknown };
+  if (hook !== undefined && (typeof hook !== 'string' || hook.length > BOUNDS.name)) return false;
+  const json = JSON.stringify(value);
+  return json !== undefined && json.length <= BOUNDS.receiptChars;
 }
 
 interface Stage {
@@ -230,8 +276,11 @@ export class ApprovalDesk {
       digest: argsDigest(call.tool, call.args, salt),
       emptyMeansNobody: stages.some((s) => s.approvers?.length === 0) && patched(PATCH_EMPTY_APPROVERS_MEAN_NOBODY),
       deciding: false,
+      notifications: [],
+      notifying: 0,
       stage: 0,
       reminder: 0,
+      receipts: [],
       ...(first.approvers && { approvers: first.approvers }),
       ...(preview !== undefined && { preview }),
     };
@@ -253,22 +302,39 @@ export class ApprovalDesk {
 
   /** Resumes a wait carried from the turn's previous run: the same deadlines, no new request. */
   resume(waiting: WaitingCall): Promise<WaitOutcome> {
-    const waiter: Waiter = { ...waiting, deciding: false };
+    const waiter: Waiter = {
+      ...waiting,
+      // Carried as the previous run kept them; bounded again, like anything a run is started with.
+      receipts: keepReceipts(undefined, waiting.receipts),
+      deciding: false,
+      notifications: [],
+      notifying: 0,
+    };
     this.waiters[waiting.call.toolCallId] = waiter;
     return this.waitFor(waiter, true);
   }
 
-  /** Whether this call waits for a human right now (and no decision on it is being applied). */
+  /**
+   * Whether this call waits for a human right now, and nothing of it is in flight: no decision on it
+   * is being applied, and — when receipts matter — none of its notifications runs.
+   */
   isWaiting(toolCallId: string): boolean {
     const waiter = this.waiters[toolCallId];
-    return waiter !== undefined && !waiter.deciding && waiter.decision === undefined;
+    if (waiter === undefined || waiter.deciding || waiter.decision !== undefined) return false;
+    return waiter.notifying === 0 || !this.deps.keepsReceipts?.();
   }
 
   /** Where the call's wait stands, to carry into the next run. */
   snapshot(toolCallId: string): WaitingCall | undefined {
     const waiter = this.waiters[toolCallId];
     if (!waiter) return undefined;
-    const { deciding: _deciding, decision: _decision, ...waiting } = waiter;
+    const {
+      deciding: _deciding,
+      decision: _decision,
+      notifications: _notifications,
+      notifying: _notifying,
+      ...waiting
+    } = waiter;
     return waiting;
   }
 
@@ -287,7 +353,16 @@ export class ApprovalDesk {
         ...(waiter.preview !== undefined && { preview: waiter.preview }),
       };
       // Notifications run beside the wait: a decision is never held up by a slow notifier.
-      this.deps.notifyPending(ctx).catch(() => undefined);
+      waiter.notifying++;
+      waiter.notifications.push(
+        this.deps.notifyPending(ctx).then(
+          (r) => {
+            waiter.notifying--;
+            waiter.receipts = keepReceipts(waiter.receipts, r);
+          },
+          () => void waiter.notifying--,
+        ),
+      );
     };
 
     try {
@@ -340,6 +415,12 @@ export class ApprovalDesk {
       delete this.waiters[call.toolCallId];
     }
 
+    const { decision } = waiter;
+    const outcome = !decision ? 'timed_out' : decision.approved ? 'approved' : 'denied';
+    // Receipts carried from earlier runs are in `waiter.receipts` already; this run's come as they settle.
+    const settled = Promise.all(waiter.notifications).then(() => waiter.receipts ?? []);
+    // Beside the flow too: the call goes on at once, the hooks hear of it when its notifications are done.
+    this.deps.notifyResolved?.({ call, outcome, ...(decision && { decision }) }, settled).catch(() => undefined);
     if (!waiter.decision) {
       const result =
         stages.length > 1
@@ -370,13 +451,13 @@ function describePayload(raw: unknown): { id?: string; approver?: string } {
 
 /**
  * The activities behind a turn's desk: edited arguments are checked against the tool's schema in the
- * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` hooks fire when
- * the agent has any. `agent` is the turn's spec once it is known.
+ * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` /
+ * `onApprovalResolved` hooks fire when the agent has any. `agent` is the turn's spec once it is known.
  */
 export function deskActivities(
   recorder: TurnRecorder,
   agent: () => AgentSpec | undefined,
-): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'maxArgsChars'> {
+): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'notifyResolved' | 'maxArgsChars' | 'keepsReceipts'> {
   return {
     maxArgsChars: () => agent()?.limits?.maxToolArgChars,
     validateArgs(tool, args) {
@@ -388,10 +469,23 @@ export function deskActivities(
       const checked = subAgentInput(tool, args);
       return Promise.resolve(checked.type === 'valid' ? { ok: true } : { ok: false, error: checked.error });
     },
+    keepsReceipts: () => agent()?.hooks.onApprovalResolved === true,
     async notifyPending(ctx) {
-      if (!agent()?.hooks.onApprovalPending) return;
+      if (!agent()?.hooks.onApprovalPending) return [];
       const summary = `notify ${ctx.call.tool} pending${ctx.reminder ? ` (reminder ${ctx.reminder})` : ''}`;
       const done = await acts.notifyApprovalPending.executeWithOptions({ ...hookOptions, summary }, [ctx]);
+      recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
+      return done.receipts ?? [];
+    },
+    async notifyResolved(ctx, receipts) {
+      if (!agent()?.hooks.onApprovalResolved) return;
+      const kept = await receipts;
+      // A new command: checked where it is scheduled, so histories without the marker replay without it.
+      if (!patched(PATCH_APPROVAL_RESOLVED_HOOK)) return;
+      const summary = `notify ${ctx.call.tool} ${ctx.outcome.replace('_', ' ')}`;
+      const done = await acts.notifyApprovalResolved.executeWithOptions({ ...hookOptions, summary }, [
+        { ...ctx, receipts: kept },
+      ]);
       recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
     },
   };

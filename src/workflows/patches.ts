@@ -25,3 +25,6 @@ export const PATCH_SALTED_ARGS_DIGEST = 'salted-args-digest';
  * patch it meant anyone. Waits raised before keep the old rule: a decision in their history may rely on it.
  */
 export const PATCH_EMPTY_APPROVERS_MEAN_NOBODY = 'empty-approvers-mean-nobody';
+
+/** A call that waited for a human fires the `onApprovalResolved` hooks (an activity) once it is decided or expires. */
+export const PATCH_APPROVAL_RESOLVED_HOOK = 'approval-resolved-hook';
