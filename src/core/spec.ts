@@ -223,6 +223,11 @@ export type ValidateArgsResponse = { ok: true } | { ok: false; error: string };
 
 export interface ApprovalPendingContext {
   call: ToolCallContext;
+  /**
+   * The pending call's `argsDigest`, exactly as the turn checks it (salted per turn, so only the turn
+   * can say it): a decision that carries it applies to these arguments only.
+   */
+  argsDigest: string;
   /** 0 when the request is raised, then 1, 2, … for each reminder. */
   reminder: number;
   approvers?: string[];

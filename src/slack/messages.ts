@@ -5,7 +5,6 @@
  * model, a tool or a person is escaped and cut to Slack's limits.
  */
 import { describeApprovers } from '../core/approvers';
-import { argsDigest } from '../core/digest';
 import type { ApprovalPendingContext } from '../core/spec';
 import { REDACTED } from '../gateway/sse';
 import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
@@ -93,7 +92,8 @@ export function pendingMessage(
     turn: call.workflowId,
     call: call.toolCallId,
     tool: call.tool,
-    digest: argsDigest(call.tool, call.args),
+    // The turn's own digest (salted): one computed here would not match, and the click would decide nothing.
+    digest: ctx.argsDigest,
   });
   if (value !== undefined) {
     blocks.push({

@@ -346,6 +346,7 @@ export class ApprovalDesk {
       if (!this.deps.notifyPending) return;
       const ctx: ApprovalPendingContext = {
         call,
+        argsDigest: waiter.digest,
         reminder: waiter.reminder,
         escalated,
         ...(waiter.approvers && { approvers: waiter.approvers }),

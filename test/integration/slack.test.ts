@@ -121,11 +121,11 @@ afterAll(async () => {
 // helpers
 
 /** Starts a turn of `agentName` that asks to delete a fresh file; returns its id and the file. */
-async function startTurn(agentName: string): Promise<{ turnId: string; file: string }> {
+async function startTurn(agentName: string, startedBy?: string): Promise<{ turnId: string; file: string }> {
   const turnId = h.turnId(agentName);
   const file = `${turnId}.txt`;
   fs.writeFileSync(path.join(h.workspace, file), 'secret-canary line one\nline two\n');
-  await h.tiller.startTurn({ agent: agentName, input: file, turnId });
+  await h.tiller.startTurn({ agent: agentName, input: file, turnId, ...(startedBy !== undefined && { startedBy }) });
   started.push(turnId);
   return { turnId, file };
 }
@@ -329,6 +329,26 @@ test('gate rules apply to the mapped name: someone outside the gate is refused w
   const after = await state(turnId);
   expect(after.eventCount).toBe(before.eventCount); // not even a DECISION_REJECTED
   expect(hasButtons(messagesOf(turnId)[0]!)).toBe(true);
+
+  await slack.click(gateway, message, ACTION_APPROVE, USERS.bob);
+  const result = await h.tiller.result(turnId);
+  expect(result.toolCalls[0]!.decision).toMatchObject({ approved: true, approver: 'bob' });
+});
+
+test("no self-approval from Slack: the turn's starter, mapped from Slack, is refused and told why; another approver decides", async () => {
+  const { turnId, file } = await startTurn('clerk', 'alice');
+  const message = await firstMessage(turnId);
+  await waitForState(h.tiller, turnId, awaitingApproval);
+  const since = Date.now();
+  await slack.click(gateway, message, ACTION_APPROVE, USERS.alice);
+  await ephemeralFor(since, /alice may not decide delete_file: alice started this turn/);
+  const after = await state(turnId);
+  expect(after.status).toBe('awaiting_approval');
+  expect(after.events.filter((e) => e.type === 'DECISION_REJECTED')).toEqual([
+    expect.objectContaining({ via: 'update', approver: 'alice', reason: expect.stringContaining('self-approval') }),
+  ]);
+  expect(hasButtons(messagesOf(turnId)[0]!)).toBe(true);
+  expect(fs.existsSync(path.join(h.workspace, file))).toBe(true);
 
   await slack.click(gateway, message, ACTION_APPROVE, USERS.bob);
   const result = await h.tiller.result(turnId);

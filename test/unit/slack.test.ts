@@ -6,6 +6,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createToolActivities } from '../../src/activities/tools';
 import type { TillerHooks } from '../../src/agents/hooks';
+import { argsDigest } from '../../src/core/digest';
 import type { ToolCallRecord } from '../../src/core/schemas';
 import type { ApprovalPendingContext } from '../../src/core/spec';
 import { SlackApprovers } from '../../src/slack/approvers';
@@ -179,6 +180,7 @@ describe('Block Kit messages stay within Slack limits and escape what they quote
   });
   const pending = (over: Partial<ApprovalPendingContext> = {}): ApprovalPendingContext => ({
     call: call(),
+    argsDigest: 'sha256:salted-by-the-turn',
     reminder: 0,
     escalated: false,
     ...over,
@@ -239,6 +241,23 @@ describe('Block Kit messages stay within Slack limits and escape what they quote
       (pendingMessage(c, { showArgs: false }).blocks[0]!.text as { text: string }).text;
     expect(header(pending({ reminder: 2 }))).toBe('Reminder 2: approval needed: delete_file');
     expect(header(pending({ reminder: 3, escalated: true }))).toBe('Escalated: approval needed: delete_file');
+  });
+
+  test("the buttons carry the turn's own argsDigest (salted), not one computed from the arguments", () => {
+    const actions = pendingMessage(pending(), { showArgs: false }).blocks.find(
+      (b) => b.type === 'actions',
+    ) as unknown as {
+      elements: { value: string }[];
+    };
+    for (const button of actions.elements) {
+      expect(JSON.parse(button.value)).toEqual({
+        turn: 'turn-1',
+        call: 'call_1',
+        tool: 'delete_file',
+        digest: 'sha256:salted-by-the-turn',
+      });
+    }
+    expect(JSON.stringify(actions)).not.toContain(argsDigest('delete_file', { path: 'a.txt' }));
   });
 
   test('ids too long for a button value: no buttons, a note instead', () => {
@@ -329,6 +348,7 @@ test('interaction bodies: one payload field of JSON with a known type, else a re
 describe('hook receipts in the approval activities', () => {
   const ctx: ApprovalPendingContext = {
     call: { agent: 'a', turnId: 't', workflowId: 't', toolCallId: 'c', tool: 'x', args: {} },
+    argsDigest: 'sha256:00',
     reminder: 0,
     escalated: false,
   };
