@@ -5,6 +5,8 @@
  * Pure and iterative (no call stack proportional to the input): safe in workflow code.
  */
 
+import type { ApprovalReceipt } from './spec';
+
 export const BOUNDS = {
   /** Names and ids: tools, tool call ids, approvers, agents, hooks, turn ids. */
   name: 200,
@@ -30,6 +32,26 @@ export const BOUNDS = {
   /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
   stateBytes: 1_000_000,
 } as const;
+
+/**
+ * Adds what a notification returned to the call's receipts: untrusted in size (a hook made them), so a
+ * receipt that is not `{hook?, value}` with a JSON value of at most `BOUNDS.receiptChars` characters
+ * (nested at most `BOUNDS.jsonDepth` levels) is dropped, and only the newest `BOUNDS.receiptsPerCall` are kept.
+ */
+export function keepReceipts(kept: readonly ApprovalReceipt[] | undefined, added: unknown): ApprovalReceipt[] {
+  const fresh = (Array.isArray(added) ? added.slice(-BOUNDS.receiptsPerCall) : []).filter(isReceipt);
+  return [...(kept ?? []), ...fresh].slice(-BOUNDS.receiptsPerCall);
+}
+
+function isReceipt(r: unknown): r is ApprovalReceipt {
+  if (!r || typeof r !== 'object' || !('value' in r)) return false;
+  const { hook, value } = r as { hook?: unknown; value: unknown };
+  if (hook !== undefined && (typeof hook !== 'string' || hook.length > BOUNDS.name)) return false;
+  // Depth first (walked iteratively), so that measuring cannot overflow the stack.
+  if (deeperThan(value, BOUNDS.jsonDepth)) return false;
+  const json = JSON.stringify(value);
+  return json !== undefined && json.length <= BOUNDS.receiptChars;
+}
 
 /** `text` cut to `max` characters with a marker that says how long it was. */
 export function clip(text: string, max: number): string {

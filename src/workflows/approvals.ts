@@ -7,7 +7,7 @@
 import { condition, patched, workflowInfo } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
-import { BOUNDS } from '../core/bounds';
+import { keepReceipts } from '../core/bounds';
 import { argsDigest } from '../core/digest';
 import { deniedResult, timedOutResult } from '../core/policy';
 import { refusedPayload } from '../core/failures';
@@ -81,27 +81,6 @@ export interface DeskDeps {
    * turn does not continue as new — while one of its notifications runs, so its receipt is carried.
    */
   keepsReceipts?(): boolean;
-}
-
-/** Receipts of one call passed to `onApprovalResolved`: the newest this many. */
-export const MAX_RECEIPTS = BOUNDS.receiptsPerCall;
-
-/**
- * Adds what a notification returned to the call's receipts: untrusted in size (a hook made them), so a
- * receipt that is not an object with a JSON value of at most `BOUNDS.receiptChars` characters is
- * dropped, and only the newest `MAX_RECEIPTS` are kept.
- */
-export function keepReceipts(kept: readonly ApprovalReceipt[] | undefined, added: unknown): ApprovalReceipt[] {
-  const fresh = (Array.isArray(added) ? added.slice(-MAX_RECEIPTS) : []).filter(isReceipt);
-  return [...(kept ?? []), ...fresh].slice(-MAX_RECEIPTS);
-}
-
-function isReceipt(r: unknown): r is ApprovalReceipt {
-  if (!r || typeof r !== 'object' || !('value' in r)) return false;
-  const { hook, value } = r as { hook?: unknown; value: unknown };
-  if (hook !== undefined && (typeof hook !== 'string' || hook.length > BOUNDS.name)) return false;
-  const json = JSON.stringify(value);
-  return json !== undefined && json.length <= BOUNDS.receiptChars;
 }
 
 interface Stage {
@@ -300,17 +279,19 @@ export class ApprovalDesk {
     return this.waitFor(waiter, false);
   }
 
+  /**
+   * Takes the waits carried from the turn's previous run before the decision handlers are set: a
+   * decision delivered with the run's first task (Temporal hands it to the handler as it is set) then
+   * finds its call pending instead of being refused. `resume` waits on them.
+   */
+  adopt(waits: readonly WaitingCall[]): void {
+    for (const waiting of waits) this.waiters[waiting.call.toolCallId] = carriedWaiter(waiting);
+  }
+
   /** Resumes a wait carried from the turn's previous run: the same deadlines, no new request. */
   resume(waiting: WaitingCall): Promise<WaitOutcome> {
-    const waiter: Waiter = {
-      ...waiting,
-      // Carried as the previous run kept them; bounded again, like anything a run is started with.
-      receipts: keepReceipts(undefined, waiting.receipts),
-      deciding: false,
-      notifications: [],
-      notifying: 0,
-    };
-    this.waiters[waiting.call.toolCallId] = waiter;
+    const id = waiting.call.toolCallId;
+    const waiter = (this.waiters[id] ??= carriedWaiter(waiting));
     return this.waitFor(waiter, true);
   }
 
@@ -434,6 +415,17 @@ export class ApprovalDesk {
       ? { type: 'approved', decision: waiter.decision }
       : { type: 'refused', result: deniedResult(waiter.decision.reason) };
   }
+}
+
+/** A carried wait as this run keeps it: receipts bounded again, like anything a run is started with. */
+function carriedWaiter(waiting: WaitingCall): Waiter {
+  return {
+    ...waiting,
+    receipts: keepReceipts(undefined, waiting.receipts),
+    deciding: false,
+    notifications: [],
+    notifying: 0,
+  };
 }
 
 function rejected(reason: string): { type: 'rejected'; reason: string } {
