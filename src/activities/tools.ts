@@ -4,7 +4,7 @@
  * the workflow, which records them as HOOK_FAILED; they never fail the activity.
  */
 import { Context, log } from '@temporalio/activity';
-import { BOUNDS } from '../core/bounds';
+import { BOUNDS, deeperThan } from '../core/bounds';
 import { parseToolArgs } from '../core/args';
 import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
@@ -96,8 +96,11 @@ const PREVIEW_LIMIT = 2_000;
 /** Largest receipt an `onApprovalPending` hook may return (characters of JSON): it is recorded in history. */
 export const MAX_RECEIPT_CHARS = BOUNDS.receiptChars;
 
-/** A hook's return value as a receipt: plain JSON, small; else the hook failed. */
+/** A hook's return value as a receipt: plain JSON, small and shallow; else the hook failed. */
 function receiptOf(hook: TillerHooks, value: unknown): ApprovalReceipt {
+  if (deeperThan(value, BOUNDS.jsonDepth)) {
+    throw new Error(`onApprovalPending returned a receipt nested deeper than ${BOUNDS.jsonDepth} levels`);
+  }
   const json = JSON.stringify(value);
   if (json === undefined) throw new Error('onApprovalPending returned a receipt that is not JSON');
   if (json.length > MAX_RECEIPT_CHARS) {

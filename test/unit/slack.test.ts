@@ -355,7 +355,7 @@ describe('hook receipts in the approval activities', () => {
   const activities = (hooks: TillerHooks[]) => createToolActivities({ tools: new Map(), hooksFor: () => hooks });
   const inActivity = <T>(fn: () => Promise<T>): Promise<T> => new MockActivityEnvironment().run(fn);
 
-  test('only a hook that also has onApprovalResolved keeps what it returns, small and JSON', async () => {
+  test('only a hook that also has onApprovalResolved keeps what it returns, small, shallow and JSON', async () => {
     const seen: unknown[] = [];
     const acts = activities([
       { name: 'plain', onApprovalPending: () => ({ ignored: true }) },
@@ -366,6 +366,12 @@ describe('hook receipts in the approval activities', () => {
       },
       { name: 'big', onApprovalPending: () => 'x'.repeat(3_000), onApprovalResolved: () => undefined },
       { name: 'odd', onApprovalPending: () => BigInt(1), onApprovalResolved: () => undefined },
+      {
+        name: 'deep',
+        // 100 levels in 201 characters: small, but deeper than any JSON the turn keeps.
+        onApprovalPending: () => JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`),
+        onApprovalResolved: () => undefined,
+      },
       {
         name: 'quiet',
         onApprovalPending: () => undefined,
@@ -381,6 +387,11 @@ describe('hook receipts in the approval activities', () => {
         error: expect.stringMatching(/3002 characters; the limit is 2000/),
       }),
       expect.objectContaining({ hook: 'onApprovalPending', hookName: 'odd' }),
+      expect.objectContaining({
+        hook: 'onApprovalPending',
+        hookName: 'deep',
+        error: expect.stringMatching(/nested deeper than 64 levels/),
+      }),
     ]);
     const resolved = await inActivity(() =>
       acts.notifyApprovalResolved({
