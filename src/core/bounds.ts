@@ -5,8 +5,6 @@
  * Pure and iterative (no call stack proportional to the input): safe in workflow code.
  */
 
-import type { ApprovalReceipt } from './spec';
-
 export const BOUNDS = {
   /** Names and ids: tools, tool call ids, approvers, agents, hooks, turn ids. */
   name: 200,
@@ -33,17 +31,23 @@ export const BOUNDS = {
   stateBytes: 1_000_000,
 } as const;
 
+/** A hook's receipt (`ApprovalReceipt` in ./spec, which this module does not import: spec → schemas → bounds). */
+export interface Receipt {
+  hook?: string;
+  value: unknown;
+}
+
 /**
  * Adds what a notification returned to the call's receipts: untrusted in size (a hook made them), so a
  * receipt that is not `{hook?, value}` with a JSON value of at most `BOUNDS.receiptChars` characters
  * (nested at most `BOUNDS.jsonDepth` levels) is dropped, and only the newest `BOUNDS.receiptsPerCall` are kept.
  */
-export function keepReceipts(kept: readonly ApprovalReceipt[] | undefined, added: unknown): ApprovalReceipt[] {
+export function keepReceipts(kept: readonly Receipt[] | undefined, added: unknown): Receipt[] {
   const fresh = (Array.isArray(added) ? added.slice(-BOUNDS.receiptsPerCall) : []).filter(isReceipt);
   return [...(kept ?? []), ...fresh].slice(-BOUNDS.receiptsPerCall);
 }
 
-function isReceipt(r: unknown): r is ApprovalReceipt {
+function isReceipt(r: unknown): r is Receipt {
   if (!r || typeof r !== 'object' || !('value' in r)) return false;
   const { hook, value } = r as { hook?: unknown; value: unknown };
   if (hook !== undefined && (typeof hook !== 'string' || hook.length > BOUNDS.name)) return false;
