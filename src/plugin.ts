@@ -23,6 +23,7 @@ import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
+import { withPayloadGuard } from './codec/guard';
 import { defaultModel } from './config';
 import type { McpServerConfig } from './mcp/config';
 import { McpPool } from './mcp/pool';
@@ -77,7 +78,7 @@ export interface TillerPluginOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Payload encryption and conversion, when the worker sets none; defaults to `TILLER_ENCRYPTION_KEYS`
-   * (see src/codec/encryption.ts).
+   * (see src/codec/encryption.ts). Either way the payload guard decodes last (src/codec/guard.ts).
    */
   dataConverter?: WorkerOptions['dataConverter'];
 }
@@ -132,7 +133,10 @@ export class TillerPlugin extends SimplePlugin {
     });
     this.mcp = mcp;
     this.workflowBundle = opts.workflowBundle;
-    this.dataConverter = opts.dataConverter ?? dataConverterFromEnv(process.env, workerCodecOptions());
+    // Always guarded: a payload the converter cannot read is refused, not a wedged workflow task.
+    this.dataConverter = withPayloadGuard(
+      opts.dataConverter ?? dataConverterFromEnv(process.env, workerCodecOptions()),
+    );
     const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing || undefined;
     this.traced = tracing && tracingWorkerOptions(tracing);
   }
@@ -163,7 +167,7 @@ export class TillerPlugin extends SimplePlugin {
   /** The workflows, data converter, and with tracing the interceptors and the span sink (Tiller's first). */
   private withTiller<T extends WorkerOptions | ReplayWorkerOptions>(options: T): T {
     const workflowBundle = options.workflowBundle ?? this.workflowBundle;
-    const dataConverter = options.dataConverter ?? this.dataConverter;
+    const dataConverter = options.dataConverter ? withPayloadGuard(options.dataConverter) : this.dataConverter;
     const traced = this.traced;
     return {
       ...options,

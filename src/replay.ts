@@ -11,6 +11,7 @@ import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { dataConverterFromEnv } from './codec/encryption';
+import { withPayloadGuard } from './codec/guard';
 import { workflowsPath as currentWorkflowsPath } from './worker';
 
 export interface ReplayTurnsOptions {
@@ -70,7 +71,7 @@ export async function replayTurns(opts: ReplayTurnsOptions): Promise<ReplayOutco
   const replayable = fetched.filter((f) => f.history);
   const outcomes = new Map<Fetched, ReplayOutcome>();
   if (replayable.length) {
-    const dataConverter = opts.dataConverter ?? dataConverterFromEnv();
+    const dataConverter = withPayloadGuard(opts.dataConverter ?? dataConverterFromEnv());
     const code = opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: opts.workflowsPath ?? currentWorkflowsPath };

@@ -8,6 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { REFUSED_PAYLOAD_KEY } from '../core/failures';
+import { refusedPayloadOf } from './guard';
 
 export const ENCODING = 'binary/encrypted';
 export const METADATA_KEY_ID = 'encryption-key-id';
@@ -78,7 +79,8 @@ export class AesGcmCodec implements PayloadCodec {
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
       if (!this.options.requireEncryption) return this.decodeOne(payload);
-      if (str(payload.metadata?.encoding) !== ENCODING) return refused('the payload was not encrypted');
+      if (str(payload.metadata?.encoding) !== ENCODING)
+        return refused('the payload was not encrypted; this worker requires encrypted payloads');
       try {
         return this.decodeOne(payload);
       } catch (err) {
@@ -102,9 +104,7 @@ export class AesGcmCodec implements PayloadCodec {
   }
 }
 
-function refused(why: string): Payload {
-  return { metadata: { encoding: text('json/plain') }, data: text(JSON.stringify({ [REFUSED_PAYLOAD_KEY]: why })) };
-}
+const refused = refusedPayloadOf;
 
 /**
  * Keys from `TILLER_ENCRYPTION_KEYS`: comma-separated `id:base64key`, newest first (it encodes;

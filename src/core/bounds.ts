@@ -104,7 +104,7 @@ export function boundJson(value: unknown, maxString: number = BOUNDS.jsonString)
         stack.push({ from: child, to: out as Record<string, unknown>, depth: depth + 1 });
       }
       if (Array.isArray(to)) to.push(out);
-      else to[clip(key, BOUNDS.name)] = out;
+      else setOwn(to, clip(key, BOUNDS.name), out);
     });
     if (entries.length > BOUNDS.jsonEntries) {
       const more = `[${entries.length - BOUNDS.jsonEntries} more]`;
@@ -113,6 +113,14 @@ export function boundJson(value: unknown, maxString: number = BOUNDS.jsonString)
     }
   }
   return root;
+}
+
+/**
+ * Sets an own, enumerable property — also for a key such as `__proto__`, which plain assignment
+ * would turn into a prototype change (the key, and what it holds, gone from the copy).
+ */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** UTF-8 length of `text` without encoding it. */
@@ -181,7 +189,8 @@ export function boundEvent<T extends object>(body: T): T {
         out = Array.isArray(value) ? [...value] : { ...value };
         stack.push({ obj: out as Record<string, unknown>, key });
       }
-      (obj as Record<string | number, unknown>)[k] = out;
+      if (typeof k === 'number') (obj as unknown[])[k] = out;
+      else setOwn(obj as Record<string, unknown>, k, out);
     }
   }
   return root as T;

@@ -81,13 +81,14 @@ export function rejection(type: FailureType, message: string): ApplicationFailur
 }
 
 /**
- * The key of the value a worker that requires encryption decodes a plaintext or undecryptable payload
- * into (src/codec/encryption.ts); `refusedPayload` says why, for the rejection.
+ * The key of the value a worker decodes a payload it must not act on into: one it cannot read
+ * (src/codec/guard.ts), or, when it requires encryption, a plaintext or undecryptable one
+ * (src/codec/encryption.ts). `refusedPayload` says why, for the rejection.
  */
 export const REFUSED_PAYLOAD_KEY = 'tillerRefusedPayload';
 
 export function refusedPayload(value: unknown): string | undefined {
   if (!value || typeof value !== 'object' || !(REFUSED_PAYLOAD_KEY in value)) return undefined;
   const why = (value as Record<string, unknown>)[REFUSED_PAYLOAD_KEY];
-  return `${typeof why === 'string' ? clip(why, 300) : 'refused'}; this worker requires encrypted payloads`;
+  return typeof why === 'string' ? clip(why, 300) : 'the payload was refused';
 }

@@ -73,6 +73,15 @@ export function emit(state: TurnState, body: TurnEventBody, at: string, maxEvent
   return event;
 }
 
+/**
+ * The sub-agent run with this turn id: an own entry only — an id from a signal such as `__proto__` or
+ * `constructor` must not find `Object.prototype` (and write onto it) through the record.
+ */
+export function childRun(state: TurnState, childTurnId: string): SubAgentRun | undefined {
+  const children = state.children;
+  return children && Object.prototype.hasOwnProperty.call(children, childTurnId) ? children[childTurnId] : undefined;
+}
+
 function toolCall(state: TurnState, id: string, name: string, args: unknown): ToolCallRecord {
   let record = state.toolCalls.find((c) => c.id === id);
   if (!record) {
@@ -222,7 +231,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       };
       break;
     case 'SUBAGENT_PROGRESS': {
-      const child = state.children?.[event.childTurnId];
+      const child = childRun(state, event.childTurnId);
       if (child && child.endedAt === undefined) {
         child.status = event.status;
         child.pendingApprovals = event.pendingApprovals;
@@ -230,7 +239,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       break;
     }
     case 'SUBAGENT_ENDED': {
-      const child = state.children?.[event.childTurnId];
+      const child = childRun(state, event.childTurnId);
       if (child) {
         child.status = event.status;
         child.pendingApprovals = [];

@@ -16,6 +16,7 @@ import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWor
 import { describeFailure, turnResultOf } from '../core/failures';
 import { emptyUsage, TurnProgressCheck, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
+import { childRun } from '../core/state';
 import { subAgentErrorResult, subAgentTurnId } from '../core/subagents';
 import type { TurnRecorder } from './recorder';
 
@@ -35,7 +36,7 @@ export type SubAgentOutcome = { type: 'completed'; output: string } | { type: 'f
 
 export class SubAgents {
   /** The usage each child last reported: what it has used when it ends without a result. */
-  private readonly reported: Record<string, Usage> = {};
+  private readonly reported = new Map<string, Usage>();
 
   constructor(private readonly recorder: TurnRecorder) {}
 
@@ -46,9 +47,9 @@ export class SubAgents {
   /** The `turnProgress` signal from a child: records what it now waits for (only on change). */
   onProgress(progress: TurnProgress): void {
     if (!TurnProgressCheck.safeParse(progress).success) return; // not from a child of ours
-    const child = this.state.children?.[progress.turnId];
+    const child = childRun(this.state, progress.turnId);
     if (!child || child.endedAt !== undefined) return;
-    if (progress.usage) this.reported[progress.turnId] = progress.usage;
+    if (progress.usage) this.reported.set(progress.turnId, progress.usage);
     const ids = (p: { id: string }[]) => p.map((x) => x.id).join(',');
     const terminal = progress.status === 'completed' || progress.status === 'failed' || progress.status === 'cancelled';
     if (
@@ -123,7 +124,7 @@ export class SubAgents {
       const failed = turnResultOf(err);
       const cancelled = isCancellation(err);
       const error = failed?.error ?? describeFailure(err);
-      ended(cancelled ? 'cancelled' : 'failed', failed?.usage ?? this.reported[childTurnId] ?? emptyUsage(), error);
+      ended(cancelled ? 'cancelled' : 'failed', failed?.usage ?? this.reported.get(childTurnId) ?? emptyUsage(), error);
       if (cancelled && CancellationScope.current().consideredCancelled) throw err;
       return { type: 'failed', error: subAgentErrorResult(call.tool, cancelled ? 'cancelled' : 'failed', error) };
     }

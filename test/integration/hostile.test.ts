@@ -8,6 +8,8 @@ import path from 'node:path';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { BOUNDS, jsonBytes } from '../../src/core/bounds';
 import type { TurnState } from '../../src/core/state';
+import { raw, rawClient, rawJson } from '../support/fuzz/raw-client';
+import { recordFixture } from '../support/fixtures';
 
 let h: Harness;
 beforeAll(async () => {
@@ -178,7 +180,7 @@ test('with decide signals off, a signal is recorded as rejected (bounded) and on
       expect(fs.existsSync(file)).toBe(true);
       await h.tiller.deny(turnId, 's1', { reason: 'by update' });
       expect((await h.tiller.result(turnId)).status).toBe('completed');
-      expect(await failedWorkflowTasks(turnId)).toBe(0);
+      expect(await failedWorkflowTasks(turnId)).toEqual([]);
     },
     { decideSignal: false },
   );
@@ -210,4 +212,46 @@ test('decision ids that name Object.prototype members find no call: refused on b
   expect(deleteCall(state)).toMatchObject({ status: 'denied' });
   expect(state.events.some((e) => e.type === 'TOOL_APPROVED')).toBe(false);
   expect(fs.existsSync(file)).toBe(true);
+});
+
+test('decision payloads the converter cannot read (not JSON, unknown encoding) are refused and recorded; nothing wedged', async () => {
+  const file = sentinel();
+  const hostile = rawClient(h.client.connection);
+  const { turnId, result, state, failedTasks } = await turn(
+    'unreadable-payloads',
+    { toolCalls: [{ id: 'u1', name: 'delete_file', arguments: { path: 'keep.txt' } }] },
+    async (turnId) => {
+      await waitForState(h.tiller, turnId, awaitingApproval);
+      const handle = hostile.workflow.getHandle(turnId);
+      const payloads = [
+        rawJson('\u0000'),
+        rawJson('{"id": "u1", "approved": tr'),
+        raw({ encoding: 'json/protobuf', data: 'garbage' }),
+        raw({ encoding: undefined, data: '{"id":"u1","approved":true}' }),
+        raw({ encoding: 'json/plain', data: '/w==', base64: true }), // 0xff: not UTF-8
+      ];
+      for (const p of payloads) {
+        const refused = await handle.executeUpdate('decide', { args: [p] }).catch((err: Error) => err);
+        expect((refused as Error & { cause?: Error }).cause?.message).toMatch(/payload/);
+        await handle.signal('decide', p);
+      }
+      const seen = await waitForState(
+        h.tiller,
+        turnId,
+        (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === payloads.length,
+      );
+      expect(seen.status).toBe('awaiting_approval');
+      const reasons = seen.events.filter((e) => e.type === 'DECISION_REJECTED').map((e) => e.reason);
+      expect(reasons.join('\n')).toMatch(/not valid JSON/);
+      expect(reasons.join('\n')).toMatch(/encoding "json\/protobuf" is not accepted/);
+      expect(reasons.join('\n')).toMatch(/no encoding/);
+      expect(reasons.join('\n')).toMatch(/not UTF-8/);
+      await h.tiller.deny(turnId, 'u1', { reason: 'after the garbage' });
+    },
+  );
+  expect(result.status).toBe('completed');
+  expect(failedTasks).toEqual([]);
+  expect(deleteCall(state)).toMatchObject({ status: 'denied' });
+  expect(fs.existsSync(file)).toBe(true);
+  await recordFixture(h.client, turnId, 'unreadable-signals-refused');
 });

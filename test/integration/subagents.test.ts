@@ -12,6 +12,7 @@ import { bundle, createHarness, waitForState, type Harness } from '../support/ha
 import { defineAgent } from '../../src/agents/define';
 import { DecisionRejectedError } from '../../src/client';
 import { subAgentTurnId } from '../../src/core/subagents';
+import { turnProgressSignal } from '../../src/contract';
 import { scriptByInstructions, type ScriptStep } from '../../src/testing/scripted-model';
 
 let h: Harness;
@@ -226,6 +227,36 @@ test('an inheriting child pauses on the parent gate; its pending call shows in t
     if (replay.error) failures.push(`${replay.workflowId}: ${replay.error.message}`);
   }
   expect(failures).toEqual([]);
+});
+
+test('progress signals naming Object.prototype members find no child: ignored, nothing polluted or wedged', async () => {
+  fs.writeFileSync(path.join(h.workspace, 'w.txt'), 'keep?');
+  script(plannerDelegating('research_under_my_rules', 'delete w.txt'), researcherDeleting('w.txt'));
+  const turnId = h.turnId('sub-proto-progress');
+  const childId = subAgentTurnId(turnId, 'p1');
+  const { parent, history } = await withWorker(async () => {
+    await h.tiller.startTurn({ agent: 'planner', input: 'tidy up carefully', turnId });
+    await waitForState(h.tiller, turnId, (s) => !!s.children?.[childId]?.pendingApprovals.length);
+    const handle = h.tiller.handle(turnId);
+    for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      await handle.signal(turnProgressSignal, {
+        turnId: id,
+        status: 'awaiting_approval',
+        pendingApprovals: [{ id: 'x', tool: 'delete_file' }],
+        usage: { inputTokens: 1e9, outputTokens: 0, totalTokens: 1e9, modelCalls: 1 },
+      } as never); // what any client can send: the parent's check accepts a pending entry's id and tool
+    }
+    const seen = await h.tiller.state(turnId);
+    const progress = seen.events.filter((e) => e.type === 'SUBAGENT_PROGRESS');
+    expect(progress.map((e) => e.childTurnId)).toEqual(progress.map(() => childId));
+    expect(Object.keys(seen.children ?? {})).toEqual([childId]);
+    await h.tiller.approve(childId, 'r1');
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed' });
+    return { parent: await h.tiller.state(turnId), history: await handle.fetchHistory() };
+  });
+  expect(history.events?.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+  expect(parent.usage.inputTokens).toBeLessThan(1e9);
+  expect(parent.children?.[childId]).toMatchObject({ status: 'completed' });
 });
 
 test('cancelling the parent cancels the waiting child; both end cancelled with their state intact', async () => {

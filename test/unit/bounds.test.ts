@@ -130,3 +130,14 @@ test('hook receipts are bounded: malformed, oversized and too deep ones are drop
     Array.from({ length: BOUNDS.receiptsPerCall }, (_, i) => `${50 - BOUNDS.receiptsPerCall + i}`),
   );
 });
+
+test('a __proto__ key in model arguments stays an own key of the bounded copies (shown, not a prototype change)', () => {
+  const args = JSON.parse('{"path":"a","__proto__":{"path":"/etc/passwd","admin":true}}') as Record<string, unknown>;
+  const shown = boundJson(args) as Record<string, unknown>;
+  expect(Object.getPrototypeOf(shown)).toBe(Object.prototype);
+  expect(JSON.parse(JSON.stringify(shown))).toEqual(JSON.parse(JSON.stringify(args)));
+  expect(JSON.stringify(shown)).toContain('/etc/passwd');
+  const event = boundEvent({ type: 'TOOL_STARTED', meta: JSON.parse('{"__proto__":{"x":1}}') });
+  expect(JSON.stringify(event)).toBe('{"type":"TOOL_STARTED","meta":{"__proto__":{"x":1}}}');
+  expect(({} as Record<string, unknown>).admin).toBeUndefined();
+});

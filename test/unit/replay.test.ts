@@ -1,6 +1,7 @@
 /**
  * Every history recorded from real runs (test/fixtures/histories, `npm run record-fixtures`) must
  * replay against the current workflow code: the guard that keeps paused turns resumable across deploys.
+ * They replay with the payload guard every worker has (src/codec/guard.ts), as `tiller replay` does.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { quietRuntime } from '../support/harness';
 import { FIXTURE_DIR, fixtureWorkflowIds } from '../support/fixtures';
 import { workflowsPath } from '../../src/worker';
+import { withPayloadGuard } from '../../src/codec/guard';
 
 const files = fs.existsSync(FIXTURE_DIR)
   ? fs
@@ -31,7 +33,7 @@ test('every recorded history replays without non-determinism', async () => {
   }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle, dataConverter: withPayloadGuard() }, histories)) {
     replayed++;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
