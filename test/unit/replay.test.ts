@@ -33,7 +33,10 @@ test('every recorded history replays without non-determinism', async () => {
   }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle, dataConverter: withPayloadGuard() }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle, dataConverter: withPayloadGuard() },
+    histories,
+  )) {
     replayed++;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
