@@ -21,6 +21,7 @@ import { runHistory } from './bench/sections/history';
 import { runPaused } from './bench/sections/paused';
 import { runPeer } from './bench/sections/peer';
 import { runQuery } from './bench/sections/query';
+import { runStart } from './bench/sections/start';
 import { runStreams } from './bench/sections/streams';
 import { runThroughput } from './bench/sections/throughput';
 import { evaluateTargets } from './bench/targets';
@@ -94,6 +95,7 @@ function settingsOf(o: BenchOptions): BenchResults['settings'] {
     warmup: o.warmup,
     resultBytes: o.resultBytes,
     streamRuns: o.streamRuns,
+    starts: o.starts,
   };
 }
 
@@ -133,6 +135,7 @@ async function main(): Promise<number> {
     }
     const temporalSections: Section[] = [
       'durable',
+      'start',
       'throughput',
       'approval',
       'query',
@@ -143,9 +146,13 @@ async function main(): Promise<number> {
     ];
     if (temporalSections.some(want)) {
       let bundle: Bundle | undefined;
-      for (const [i, storage] of opts.storages.entries()) {
-        const here: Section[] = ['durable', 'throughput', 'approval', 'query'];
-        if (i === 0) here.push('history', 'peer', 'streams');
+      // The first tuned pass runs the sections measured once (history, start, peer, streams).
+      const main = opts.storages.find((s) => s !== 'stock');
+      for (const storage of opts.storages) {
+        const first = storage === main;
+        // The stock server is there for the side-by-side per-step table: durable only.
+        const here: Section[] = storage === 'stock' ? ['durable'] : ['durable', 'throughput', 'approval', 'query'];
+        if (first) here.push('history', 'start', 'peer', 'streams');
         if (storage === opts.pausedStorage) here.push('paused');
         if (!here.some(want)) continue;
         bundle ??= await buildBundle();
@@ -165,11 +172,12 @@ async function main(): Promise<number> {
         const pass: StoragePass = { storage };
         results.passes.push(pass);
         const tag = (s: string) => `${s} [${storage}]`;
-        // Passes after the first repeat the storage-sensitive sections at smaller sizes, to keep the run short.
-        const turns = i === 0 ? opts.turns : Math.min(opts.turns, 2);
-        const throughputSteps = i === 0 ? opts.throughputSteps : Math.ceil(opts.throughputSteps / 2);
+        // Passes other than the first tuned one repeat the storage-sensitive sections at smaller sizes, to
+        // keep the run short.
+        const turns = first ? opts.turns : Math.min(opts.turns, 2);
+        const throughputSteps = first ? opts.throughputSteps : Math.ceil(opts.throughputSteps / 2);
         try {
-          if (want('durable'))
+          if (want('durable') && here.includes('durable'))
             pass.durable = await timed(tag('durable'), () =>
               runDurable(env, {
                 steps: opts.steps,
@@ -178,7 +186,9 @@ async function main(): Promise<number> {
                 warmSteps: opts.warmup,
               }),
             );
-          if (want('throughput'))
+          if (want('start') && first)
+            results.start = await timed(tag('start'), () => runStart(env, { turns: opts.starts, warm: 3 }));
+          if (want('throughput') && here.includes('throughput'))
             pass.throughput = await timed(tag('throughput'), () =>
               runThroughput(env, {
                 concurrency: opts.concurrency,
@@ -186,26 +196,26 @@ async function main(): Promise<number> {
                 maxStepsPerTurn: opts.steps,
               }),
             );
-          if (want('approval'))
+          if (want('approval') && here.includes('approval'))
             pass.approval = await timed(tag('approval'), async () => [
               await runApproval(env, { approvals: opts.approvals, cache: 'cached', warmGates }),
               await runApproval(env, { approvals: opts.evictedApprovals, cache: 'evicted', warmGates }),
             ]);
-          if (want('query'))
+          if (want('query') && here.includes('query'))
             pass.query = await timed(tag('query'), () =>
               runQuery(env, { steps: opts.querySteps, queries: opts.queries, evictedQueries: opts.evictedQueries }),
             );
-          if (want('history') && i === 0)
+          if (want('history') && first)
             results.history = await timed(tag('history'), () => runHistory(env, { steps: opts.historySteps }));
           if (want('paused') && storage === opts.pausedStorage)
             pass.paused = await timed(tag('paused'), () =>
               runPaused(env, { turns: opts.paused, smallCache: opts.smallCache, caches: opts.pausedCaches }),
             );
-          if (want('streams') && i === 0)
+          if (want('streams') && first)
             results.streams = await timed(tag('streams'), () =>
               runStreams(env, { runs: opts.streamRuns, chunks: 40, chunkIntervalMs: 25 }),
             );
-          if (want('peer') && i === 0)
+          if (want('peer') && first)
             results.peer = await timed(tag('peer'), () => runPeer(env, { steps: opts.steps, turns: opts.peerTurns }));
         } finally {
           await env.close();
@@ -225,6 +235,8 @@ async function main(): Promise<number> {
     results.floor,
     results.history,
     results.peer,
+    results.start,
+    results.streams,
     ...results.passes.flatMap((p) => [p.durable, p.throughput, p.approval, p.query, p.paused]),
   ].filter((t) => t?.error !== undefined).length;
   if (failed) log(`${failed} section(s) failed; see BENCHMARKS.md`);

@@ -13,11 +13,12 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { tracedBundlePath } from '../src/cli/worker';
 import { WORKFLOW_TRACING_MODULE } from '../src/observability/tracing';
-import { workflowsPath } from '../src/worker';
+import { PRELOAD_MODULES, workflowsPath } from '../src/worker';
 
 async function write(out: string, workflowInterceptorModules: string[]): Promise<void> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
+    preloadModules: [...PRELOAD_MODULES],
     workflowInterceptorModules,
     webpackConfigHook: (config) => ({
       ...config,

@@ -6,12 +6,14 @@
  *
  * It brings Tiller's workflows, the activities built from agents, tools, hooks, the model client and
  * the MCP servers, the tracing interceptors and span sink, the live-text heartbeat interval, the
- * payload codec from env, and the MCP connections' lifecycle (closed when the worker's `run()` ends).
+ * payload codec from env, the workflow cache's size from a memory budget, preloaded shared modules in
+ * bundles it builds, and the MCP connections' lifecycle (closed when the worker's `run()` ends).
  * `createWorker` is this plugin on a worker with Tiller's connection and task queue defaults.
  *
  * Every setting is layered: the option given here, else the env, else a built-in default. Worker
  * options the user sets themselves (in `Worker.create` or an earlier plugin) win over the plugin's
- * defaults: the workflows, the data converter, `maxHeartbeatThrottleInterval`, a sink of the same name.
+ * defaults: the workflows, the data converter, `maxHeartbeatThrottleInterval`, `maxCachedWorkflows`
+ * (sized from a memory budget: `workflowCacheMiB`), a sink of the same name.
  */
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
@@ -33,6 +35,36 @@ import { fileTools } from './tools/files';
 
 /** Tiller's workflows, to bundle (`bundleWorkflowCode({ workflowsPath, plugins: [tillerPlugin] })`). */
 export const workflowsPath = require.resolve('./workflows');
+
+/**
+ * Bundle option `preloadModules` for Tiller's workflows (src/workflows/preload.ts): the libraries every
+ * cached turn would otherwise hold its own copy of — about 1 MiB a turn. The plugin adds it to bundles
+ * built with it; pass it to `bundleWorkflowCode` yourself for a bundle built without the plugin.
+ */
+export const PRELOAD_MODULES: readonly string[] = [require.resolve('./workflows/preload')];
+
+/**
+ * What one cached turn costs a worker, in MiB of RSS: measured by the bench as (paused − idle) ÷ cached
+ * (BENCHMARKS.md, paused turns), about 0.65 with PRELOAD_MODULES, rounded up.
+ */
+export const CACHED_TURN_MIB = 0.75;
+/** The workflow cache's default memory budget, in MiB (`workflowCacheMiB`, `TILLER_WORKFLOW_CACHE_MB`). */
+export const DEFAULT_WORKFLOW_CACHE_MIB = 384;
+
+/** `maxCachedWorkflows` for a memory budget: as many turns as fit, at least 10. */
+export function workflowCacheSize(budgetMiB: number): number {
+  return Math.max(10, Math.floor(budgetMiB / CACHED_TURN_MIB));
+}
+
+/** The budget from the option, else `TILLER_WORKFLOW_CACHE_MB`, else the default; throws when not a positive number. */
+function workflowCacheBudget(option: number | undefined): number {
+  const env = process.env.TILLER_WORKFLOW_CACHE_MB;
+  const budget = option ?? (env !== undefined && env !== '' ? Number(env) : DEFAULT_WORKFLOW_CACHE_MIB);
+  if (!Number.isFinite(budget) || budget <= 0) {
+    throw new Error(`the workflow cache budget must be a positive number of MiB, got ${option ?? env}`);
+  }
+  return budget;
+}
 
 export function defaultTools(): ToolDefinition<any>[] {
   const { readFile, deleteFile } = fileTools();
@@ -81,6 +113,14 @@ export interface TillerPluginOptions {
    * (see src/codec/encryption.ts). Either way the payload guard decodes last (src/codec/guard.ts).
    */
   dataConverter?: WorkerOptions['dataConverter'];
+  /**
+   * Memory the worker's workflow cache may take, in MiB: the worker caches `budget ÷ CACHED_TURN_MIB`
+   * turns (384 MiB → 512 turns) unless it sets `maxCachedWorkflows` itself. Turns beyond the cache wait
+   * evicted, costing nothing until something happens to them (a decision replays their history first).
+   * Defaults to `TILLER_WORKFLOW_CACHE_MB`, else 384 — so a worker holds 10,000 waiting turns in
+   * about 1 GB (the SDK's own default, sized from the heap limit, took 4 GB).
+   */
+  workflowCacheMiB?: number;
 }
 
 /** Agents may only name registered tools and configured MCP servers (MCP tools are checked when a turn starts). */
@@ -100,6 +140,8 @@ export class TillerPlugin extends SimplePlugin {
   private readonly workflowBundle: WorkerOptions['workflowBundle'];
   private readonly dataConverter: WorkerOptions['dataConverter'];
   private readonly traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> | undefined;
+  /** `maxCachedWorkflows` unless the worker sets it (see `workflowCacheMiB`). */
+  readonly maxCachedWorkflows: number;
 
   /** Throws when an agent names a tool or MCP server that is not configured, or when the env is invalid. */
   constructor(opts: TillerPluginOptions = {}) {
@@ -132,6 +174,7 @@ export class TillerPlugin extends SimplePlugin {
       }),
     });
     this.mcp = mcp;
+    this.maxCachedWorkflows = workflowCacheSize(workflowCacheBudget(opts.workflowCacheMiB));
     this.workflowBundle = opts.workflowBundle;
     // Always guarded: a payload the converter cannot read is refused, not a wedged workflow task.
     this.dataConverter = withPayloadGuard(
@@ -147,6 +190,8 @@ export class TillerPlugin extends SimplePlugin {
       // Heartbeats carry a streaming model call's text to followers (src/core/live-text.ts): send
       // them at most every 100 ms rather than 0.8 × the heartbeat timeout.
       maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? LIVE_TEXT_HEARTBEAT_MS,
+      // A cache sized from a memory budget, not from the heap limit (see `workflowCacheMiB`).
+      maxCachedWorkflows: options.maxCachedWorkflows ?? this.maxCachedWorkflows,
     });
   }
 
@@ -154,14 +199,20 @@ export class TillerPlugin extends SimplePlugin {
     return super.configureReplayWorker(this.withTiller(options));
   }
 
-  /** A bundle built with this plugin contains the tracing workflow interceptors when tracing is on. */
+  /**
+   * A bundle built with this plugin preloads PRELOAD_MODULES, and contains the tracing workflow
+   * interceptors when tracing is on.
+   */
   override configureBundler(options: BundleOptions): BundleOptions {
     const modules = this.traced?.interceptors?.workflowModules ?? [];
-    return super.configureBundler(
-      modules.length
-        ? { ...options, workflowInterceptorModules: [...modules, ...(options.workflowInterceptorModules ?? [])] }
-        : options,
-    );
+    const preloadModules = [...new Set([...PRELOAD_MODULES, ...(options.preloadModules ?? [])])];
+    return super.configureBundler({
+      ...options,
+      preloadModules,
+      ...(modules.length && {
+        workflowInterceptorModules: [...modules, ...(options.workflowInterceptorModules ?? [])],
+      }),
+    });
   }
 
   /** The workflows, data converter, and with tracing the interceptors and the span sink (Tiller's first). */

@@ -8,7 +8,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { temporalSettings } from './config';
 import { createTillerPlugin, type TillerPluginOptions } from './plugin';
 
-export { defaultTools, workflowsPath } from './plugin';
+export { defaultTools, PRELOAD_MODULES, workflowsPath } from './plugin';
 
 export interface CreateWorkerOptions extends TillerPluginOptions {
   /** Defaults to a connection from the Temporal env config (`TEMPORAL_ADDRESS`, profiles, …). */

@@ -1,7 +1,9 @@
 /**
- * One benchmark environment: a dev server (in memory or on a SQLite file), the scripted model on
- * loopback, a workflow bundle built once, a client, and workers built with `createWorker` exactly as
- * users build theirs (the bench's agents and instant tools, the scripted model).
+ * One benchmark environment: a dev server (stock, tuned in memory, or tuned on a SQLite file — see
+ * `Storage`), the scripted model on loopback, a workflow bundle built once, clients, and workers built
+ * with `createWorker` exactly as users build theirs (the bench's agents and instant tools, the scripted
+ * model). Tiller clients share the workers' connection, so turns start eagerly, as they would in any
+ * process that runs both.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +15,7 @@ import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
-import { createWorker, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
+import { createWorker, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
 import { benchAgents, benchScript, benchTools, Recorder } from './fixture';
 import type { Storage } from './options';
 
@@ -37,7 +39,11 @@ export interface Bundle {
 export async function buildBundle(): Promise<Bundle> {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: logger as never });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    preloadModules: [...PRELOAD_MODULES],
+    logger: logger as never,
+  });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const codePath = path.join(ARTIFACTS, 'workflow-bundle.js');
   fs.writeFileSync(codePath, code);
@@ -63,10 +69,13 @@ export interface BenchEnv {
   rec: Recorder;
   bundle: Bundle;
   native: NativeConnection;
+  /** On its own gRPC connection (large histories need its 256 MiB message limit). */
   client: Client;
+  /** On the workers' connection: what TillerClients use (eager workflow start). */
+  nativeClient: Client;
   resultBytes: number;
-  /** A fresh task queue and a TillerClient on it. */
-  queue(label: string): { taskQueue: string; tiller: TillerClient };
+  /** A fresh task queue and a TillerClient on it (eager start unless `eagerStart: false`). */
+  queue(label: string, opts?: { eagerStart?: boolean }): { taskQueue: string; tiller: TillerClient };
   worker(taskQueue: string, worker?: CreateWorkerOptions['worker']): Promise<Worker>;
   close(): Promise<void>;
 }
@@ -86,7 +95,11 @@ export async function startEnv(opts: {
     dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-bench-db-'));
     dbFilename = path.join(dbDir, 'temporal.db');
   }
-  const server = await startDevServer({ cli: opts.cli, ...(dbFilename && { dbFilename }) });
+  const server = await startDevServer({
+    cli: opts.cli,
+    ...(opts.storage === 'stock' && { tuning: 'stock' as const }),
+    ...(dbFilename && { dbFilename }),
+  });
   const native = await NativeConnection.connect({ address: server.address });
   // Long Tiller and peer histories are larger than gRPC's default 4 MiB per message.
   const connection = await Connection.connect({
@@ -94,6 +107,7 @@ export async function startEnv(opts: {
     channelArgs: { 'grpc.max_receive_message_length': 256 * 2 ** 20 },
   });
   const client = new Client({ connection, namespace: server.namespace });
+  const nativeClient = new Client({ connection: native, namespace: server.namespace });
   const openai = openaiFor(opts.model);
   const tools = benchTools(opts.resultBytes, opts.rec);
   const agents = benchAgents();
@@ -106,10 +120,11 @@ export async function startEnv(opts: {
     bundle: opts.bundle,
     native,
     client,
+    nativeClient,
     resultBytes: opts.resultBytes,
-    queue(label) {
+    queue(label, queueOpts = {}) {
       const taskQueue = `bench-${label}-${randomUUID().slice(0, 8)}`;
-      return { taskQueue, tiller: new TillerClient(client, taskQueue) };
+      return { taskQueue, tiller: new TillerClient(nativeClient, taskQueue, queueOpts) };
     },
     worker(taskQueue, worker) {
       return createWorker({

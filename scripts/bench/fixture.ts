@@ -20,7 +20,7 @@ export interface Plan {
   steps: number;
   /** Then this many calls of the gated tool, one per model response. */
   gated?: number;
-  /** The instant tool to call (default STEP_TOOL; LOCAL_STEP_TOOL runs as a local activity). */
+  /** The instant tool to call (default STEP_TOOL; READ_STEP_TOOL takes the fast path). */
   tool?: string;
 }
 
@@ -29,9 +29,13 @@ export const GATED_AGENT = 'bench_gated';
 /** Like AGENT, but the model is called without streaming (as the peer calls it). */
 export const UNARY_AGENT = 'bench_unary';
 export const STEP_TOOL = 'step_tool';
-/** The same instant tool as a local activity, and the agent that uses it. */
-export const LOCAL_STEP_TOOL = 'local_step_tool';
-export const LOCAL_AGENT = 'bench_local';
+/** The same instant tool, read-only: the fast path runs it as a local activity. The agents that use it. */
+export const READ_STEP_TOOL = 'read_step_tool';
+export const FAST_AGENT = 'bench_fast';
+export const UNARY_FAST_AGENT = 'bench_fast_unary';
+export const GATED_FAST_AGENT = 'bench_fast_gated';
+/** The tool a plan of this agent calls for its steps. */
+export const stepToolOf = (agent: string) => (agent.startsWith('bench_fast') ? READ_STEP_TOOL : STEP_TOOL);
 export const GATED_TOOL = 'gated_tool';
 export const INSTRUCTIONS = 'You are a benchmark agent. Call the tools you are told to call.';
 const PREFIX = 'bench-plan ';
@@ -125,23 +129,32 @@ export function benchTools(resultBytes: number, rec?: Recorder): ToolDefinition<
       return result;
     },
   });
-  const localStepTool = defineTool({
-    name: LOCAL_STEP_TOOL,
-    description: 'Returns at once (a local activity).',
+  const readStepTool = defineTool({
+    name: READ_STEP_TOOL,
+    description: 'Returns at once; only reads.',
     input,
-    local: true,
+    readOnly: true,
     execute: () => result,
   });
-  return [stepTool, gatedTool, localStepTool];
+  return [stepTool, gatedTool, readStepTool];
 }
 
 export function benchAgents(): AgentDefinition[] {
   return [
     defineAgent({ name: AGENT, instructions: INSTRUCTIONS, tools: [STEP_TOOL], maxModelCalls: 1_000_000 }),
+    defineAgent({ name: FAST_AGENT, instructions: INSTRUCTIONS, tools: [READ_STEP_TOOL], maxModelCalls: 1_000_000 }),
     defineAgent({
-      name: LOCAL_AGENT,
+      name: UNARY_FAST_AGENT,
       instructions: INSTRUCTIONS,
-      tools: [LOCAL_STEP_TOOL],
+      tools: [READ_STEP_TOOL],
+      maxModelCalls: 1_000_000,
+      stream: false,
+    }),
+    defineAgent({
+      name: GATED_FAST_AGENT,
+      instructions: INSTRUCTIONS,
+      tools: [READ_STEP_TOOL, GATED_TOOL],
+      approvals: { [GATED_TOOL]: true },
       maxModelCalls: 1_000_000,
     }),
     defineAgent({

@@ -4,6 +4,7 @@ import path from 'node:path';
 export const SECTIONS = [
   'floor',
   'durable',
+  'start',
   'throughput',
   'approval',
   'query',
@@ -13,7 +14,13 @@ export const SECTIONS = [
   'streams',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
-export type Storage = 'memory' | 'sqlite';
+/**
+ * A dev server the bench starts: `stock` — `temporal server start-dev` with the CLI's defaults, in memory;
+ * `memory` — the same with Tiller's tuning (DEV_SERVER_DYNAMIC_CONFIG), as the tests run it; `sqlite` —
+ * tuned and on a SQLite file, as `tiller dev` runs it.
+ */
+export type Storage = 'stock' | 'memory' | 'sqlite';
+export const STORAGES: readonly Storage[] = ['stock', 'memory', 'sqlite'];
 
 export interface BenchOptions {
   quick: boolean;
@@ -52,6 +59,8 @@ export interface BenchOptions {
   resultBytes: number;
   /** Turns streaming live text, for each of the two ways (heartbeats, workflow-streams). */
   streamRuns: number;
+  /** Turns started each way (eager workflow start or not) in the start section. */
+  starts: number;
   /** Where BENCHMARKS.md and bench-results.json go. */
   outDir: string;
   /** Re-render BENCHMARKS.md from an existing bench-results.json without measuring. */
@@ -75,11 +84,15 @@ function int(name: string, value: string | undefined): number {
 }
 
 export const USAGE = `npm run bench -- [options]
-  --quick                 a smoke run (~2-3 min): small sizes, in-memory server only; writes to test-artifacts/bench/
+  --quick                 a smoke run (~2-3 min): small sizes, the stock and the tuned in-memory servers;
+                          writes to test-artifacts/bench/
   --only a,b              sections: ${SECTIONS.join(', ')} (default: all)
-  --storage memory,sqlite dev server passes (default both; --quick: memory). History, paused and peer run in
-                          the first pass only; later passes run durable (≤ 2 turns), throughput (half the
-                          steps), approval and query.
+  --storage stock,memory,sqlite
+                          dev server passes (default all three; --quick: stock,memory): stock = start-dev as
+                          the CLI ships it, memory = with Tiller's tuning (the tests' server), sqlite = tuned
+                          on a SQLite file (tiller dev's server). stock runs durable only (≤ 2 turns); memory
+                          runs every section; sqlite runs durable (≤ 2 turns), throughput (half the steps),
+                          approval and query.
   --paused-storage S      which pass runs the paused section (default memory)
   --steps N               tool steps per turn for per-step latency, the peer, and the longest throughput turn
                           (default 200; quick 50)
@@ -95,11 +108,12 @@ export const USAGE = `npm run bench -- [options]
   --evicted-queries N     queries with a cache-less worker (default 10; quick 3)
   --history 20,100,200    turn lengths for the history section (quick 10,20,40)
   --paused N              paused turns per cache mode (default 1000; quick 30; the issue's figure is 10000)
-  --paused-caches a,b     cache modes of the paused section: default, small (default both)
+  --paused-caches a,b     cache modes of the paused section: default, small (default: default)
   --small-cache N         maxCachedWorkflows of the paused section's small-cache pass (default 10)
   --warmup N              steps of each warm-up turn (default 30; quick 10)
   --result-bytes N        characters of every tool result (default 200)
   --stream-runs N         turns streaming 40 chunks of text, per streaming variant (default 5; quick 1)
+  --starts N              turns started each way (eager, not) for the start section (default 40; quick 10)
   --out DIR               where BENCHMARKS.md + bench-results.json go (default: the repo root for a full run,
                           test-artifacts/bench/ for --quick or --only)
   --render-only           re-render DIR/BENCHMARKS.md from DIR/bench-results.json`;
@@ -109,7 +123,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const opts: BenchOptions = {
     quick,
     only: [...SECTIONS],
-    storages: quick ? ['memory'] : ['memory', 'sqlite'],
+    storages: quick ? ['stock', 'memory'] : [...STORAGES],
     pausedStorage: 'memory',
     steps: quick ? 50 : 200,
     turns: quick ? 1 : 5,
@@ -124,10 +138,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     historySteps: quick ? [10, 20, 40] : [20, 100, 200],
     paused: quick ? 30 : 1000,
     smallCache: 10,
-    pausedCaches: ['default', 'small'],
+    pausedCaches: ['default'],
     warmup: quick ? 10 : 30,
     resultBytes: 200,
     streamRuns: quick ? 1 : 5,
+    starts: quick ? 10 : 40,
     outDir: '',
     renderOnly: false,
     argv,
@@ -153,14 +168,15 @@ export function parseOptions(argv: string[]): BenchOptions {
       }
       case '--storage': {
         const wanted = list(value());
-        if (wanted.some((s) => s !== 'memory' && s !== 'sqlite'))
-          throw new Error('--storage takes memory and/or sqlite');
-        opts.storages = wanted as Storage[];
+        if (wanted.some((s) => !(STORAGES as readonly string[]).includes(s)))
+          throw new Error(`--storage takes ${STORAGES.join(', ')}`);
+        // Always in this order: the stock server first, for the side-by-side tables.
+        opts.storages = STORAGES.filter((s) => wanted.includes(s));
         break;
       }
       case '--paused-storage': {
         const v = value();
-        if (v !== 'memory' && v !== 'sqlite') throw new Error('--paused-storage takes memory or sqlite');
+        if (v !== 'memory' && v !== 'sqlite') throw new Error('--paused-storage takes memory or sqlite (tuned)');
         opts.pausedStorage = v;
         break;
       }
@@ -219,6 +235,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--stream-runs':
         opts.streamRuns = int('stream-runs', value());
         break;
+      case '--starts':
+        opts.starts = int('starts', value());
+        break;
       case '--out':
         opts.outDir = path.resolve(value());
         break;
@@ -234,7 +253,13 @@ export function parseOptions(argv: string[]): BenchOptions {
         throw new Error(`unknown option ${flag}\n${USAGE}`);
     }
   }
-  if (!opts.storages.includes(opts.pausedStorage)) opts.pausedStorage = opts.storages[0] ?? 'memory';
+  if (!opts.storages.includes(opts.pausedStorage)) {
+    opts.pausedStorage = opts.storages.includes('memory')
+      ? 'memory'
+      : opts.storages.includes('sqlite')
+        ? 'sqlite'
+        : 'memory';
+  }
   // A partial or quick run never overwrites the committed BENCHMARKS.md unless --out says so.
   opts.outDir ||= partial ? path.join(ROOT, 'test-artifacts', 'bench') : ROOT;
   return opts;

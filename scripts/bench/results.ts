@@ -8,6 +8,7 @@ import type { HistoryResult } from './sections/history';
 import type { PausedPass } from './sections/paused';
 import type { PeerResult } from './sections/peer';
 import type { QueryResult } from './sections/query';
+import type { StartResult } from './sections/start';
 import type { StreamsResult } from './sections/streams';
 import type { ThroughputLevel } from './sections/throughput';
 
@@ -53,12 +54,14 @@ export interface BenchResults {
     warmup: number;
     resultBytes: number;
     streamRuns?: number;
+    starts?: number;
   };
   floor?: Timed<FloorResult>;
   passes: StoragePass[];
   history?: Timed<HistoryResult>;
   peer?: Timed<PeerResult>;
   streams?: Timed<StreamsResult>;
+  start?: Timed<StartResult>;
   uptimeAtEnd: string;
   totalSeconds: number;
   cpu?: { busyPct: number; idlePct: number; stealPct: number };

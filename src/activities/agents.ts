@@ -48,7 +48,8 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
         ...(tool.timeout !== undefined && { timeout: tool.timeout }),
         ...(tool.heartbeatTimeout !== undefined && { heartbeatTimeout: tool.heartbeatTimeout }),
         ...(tool.preview !== undefined && { preview: true }),
-        ...(tool.local && { local: true }),
+        ...(tool.local !== undefined && { local: tool.local }),
+        ...(tool.readOnly && { readOnly: true }),
       };
     }),
     gates: gatesOf(def),
@@ -89,7 +90,8 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         if (!ancestor) throw new Error(`agent ${def.name} inherits from ${name}, which is not registered`);
         return ancestor;
       });
-      const specOf = (a: AgentDefinition) => withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp);
+      const specOf = async (a: AgentDefinition) =>
+        mcpOptOuts(await withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp), deps.mcp);
       const spec = inheritPolicy(await specOf(def), await Promise.all(ancestors.map(specOf)));
       const hooks = [...new Set([def, ...ancestors].flatMap((a) => deps.hooksFor(a.name)))];
       const hookFailures = await runHooks(hooks, 'onAgentStart', {
@@ -101,6 +103,13 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       return { spec, hookFailures };
     },
   };
+}
+
+/** MCP tools their server's `runAsActivity` lists stay regular activities (`local: false`), read-only or not. */
+export function mcpOptOuts(spec: AgentSpec, mcp: McpPool | undefined): AgentSpec {
+  const optedOut = (t: ToolSpec) => !!t.mcp && !!mcp?.servers.get(t.mcp.server)?.runAsActivity?.includes(t.mcp.tool);
+  if (!spec.tools.some(optedOut)) return spec;
+  return { ...spec, tools: spec.tools.map((t) => (optedOut(t) ? { ...t, local: false } : t)) };
 }
 
 /** The agent's spec with the tools through which it calls its sub-agents (each runs as a child turn). */

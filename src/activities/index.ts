@@ -3,6 +3,7 @@
  * custom worker injects its own model client, tools and hooks. They implement the contract's
  * `TillerActivities` (src/contract/activities.ts), which is what the workflows call.
  */
+import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { TillerActivities } from '../contract';
 import type { AgentDefinition } from '../agents/define';
@@ -10,6 +11,7 @@ import type { TillerHooks } from '../agents/hooks';
 import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
 import { createAgentActivities } from './agents';
+import { ConversationCache } from './conversation-cache';
 import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
 
@@ -34,6 +36,8 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
   const hooksFor = (agent: string, inheritsFrom: readonly string[] = []) => [
     ...new Set([...[agent, ...inheritsFrom].flatMap((a) => agents.get(a)?.hooks ?? []), ...(deps.hooks ?? [])]),
   ];
+  // The conversations the model activity has read, and the tool results it will read next.
+  const conversations = new ConversationCache();
   return {
     ...createAgentActivities({
       agents,
@@ -44,7 +48,21 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       decideSignal: deps.decideSignal ?? true,
       ...(deps.mcp && { mcp: deps.mcp }),
     }),
-    ...createModelActivities({ client: deps.openai }),
-    ...createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }),
+    ...createModelActivities({ client: deps.openai, conversations }),
+    ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
+  };
+}
+
+/** `runTool` that also leaves its result where the turn's next model call looks first (./conversation-cache.ts). */
+function recordingResults<T extends Pick<TillerActivities, 'runTool'>>(acts: T, conversations: ConversationCache): T {
+  return {
+    ...acts,
+    async runTool(req) {
+      const response = await acts.runTool(req);
+      // What the model reads back, on success and on failure alike: the response's content.
+      const turn = Context.current().info.workflowExecution;
+      if (turn) conversations.toolResult(`${turn.workflowId}/${turn.runId}`, req.toolCallId, response.content);
+      return response;
+    },
   };
 }

@@ -8,11 +8,19 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { BOUNDS, jsonBytes } from '../core/bounds';
 import { resolveConversation } from '../core/conversation';
+import { ConversationCache, expectedNext, extendChain } from './conversation-cache';
 import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../core/failures';
-import { modelProgress } from '../core/live-text';
+import { LIVE_TEXT_HEARTBEAT_MS, modelProgress } from '../core/live-text';
 import { conversationQuery } from '../contract';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
-import type { AssistantMessage, ChatMessage, ModelRequest, ModelResponse, ToolSpec } from '../core/spec';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ConversationSnapshot,
+  ModelRequest,
+  ModelResponse,
+  ToolSpec,
+} from '../core/spec';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
@@ -77,25 +85,66 @@ type Prompt = ModelRequest & { messages: ChatMessage[]; tools: ToolSpec[] };
 
 const nodeSha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** Where a turn run's conversation is cached (./conversation-cache.ts). */
+export function conversationKey(ctx: Context): string | undefined {
+  const turn = ctx.info.workflowExecution;
+  return turn && `${turn.workflowId}/${turn.runId}`;
+}
+
 /**
- * The request's conversation: inline (older histories), or read from the turn by reference with the
- * `conversation` query and checked against its digest. A mismatch fails the attempt (retried).
+ * The request's conversation: inline (older histories), or by reference — from this worker's copy
+ * when it matches the recorded digest (./conversation-cache.ts), else read from the turn with the
+ * `conversation` query (only the messages after the copy, or all of them) and checked against the
+ * digest. A mismatch fails the attempt (retried).
  */
-async function promptOf(req: ModelRequest, ctx: Context): Promise<Prompt> {
+async function promptOf(req: ModelRequest, ctx: Context, cache: ConversationCache): Promise<Prompt> {
   if (!req.conversation) return { ...req, messages: req.messages ?? [], tools: req.tools ?? [] };
   const turn = ctx.info.workflowExecution;
-  if (!turn) throw ApplicationFailure.nonRetryable('a conversation by reference needs the calling turn');
-  const snapshot = await ctx.client.workflow
-    .getHandle(turn.workflowId, turn.runId)
-    .query(conversationQuery, { count: req.conversation.count });
-  const resolved = resolveConversation(req.conversation, snapshot, nodeSha256);
+  const key = conversationKey(ctx);
+  if (!turn || !key) throw ApplicationFailure.nonRetryable('a conversation by reference needs the calling turn');
+  const ref = req.conversation;
+  const handle = ctx.client.workflow.getHandle(turn.workflowId, turn.runId);
+  const cached = cache.get(key);
+  let snapshot: ConversationSnapshot | undefined;
+  if (cached && cached.messages.length <= ref.count) {
+    const have = cached.messages.length;
+    // Extends the copy by `added` if that makes exactly the recorded conversation.
+    const extend = (added: ChatMessage[]): Prompt | undefined => {
+      if (have + added.length !== ref.count) return undefined;
+      const extended = extendChain(cached.digest, added, nodeSha256);
+      if (extended.digest !== ref.digest) return undefined;
+      const messages = [...cached.messages, ...added];
+      cache.set(key, { messages, digest: ref.digest, tools: cached.tools, chars: cached.chars + extended.chars });
+      return { ...req, messages, tools: cached.tools };
+    };
+    const expected = expectedNext(cached);
+    const known = expected && extend(expected);
+    if (known) return known;
+    snapshot = await handle.query(conversationQuery, { count: ref.count, from: have, tools: false });
+    // A turn on code from before `from` answers with the whole conversation (no `from`): resolved below.
+    if (snapshot.from === have) {
+      const read = Array.isArray(snapshot.messages) ? extend(snapshot.messages) : undefined;
+      if (read) return read;
+      snapshot = undefined; // read it all again rather than trust the copy
+    }
+    cache.delete(key);
+  }
+  snapshot ??= await handle.query(conversationQuery, { count: ref.count });
+  const resolved = resolveConversation(ref, snapshot, nodeSha256);
   if (resolved.type === 'invalid') {
     throw ApplicationFailure.create({
       type: FailureType.ConversationMismatch,
       message: `model call ${req.call}: ${resolved.error}`,
     });
   }
-  return { ...req, messages: resolved.messages, tools: snapshot.tools };
+  const tools = snapshot.tools ?? [];
+  cache.set(key, {
+    messages: resolved.messages,
+    digest: ref.digest,
+    tools,
+    chars: JSON.stringify(resolved.messages).length,
+  });
+  return { ...req, messages: resolved.messages, tools };
 }
 
 function toParams(req: Prompt): ChatCompletionCreateParams {
@@ -213,9 +262,11 @@ function assistantMessage(
 export interface ModelActivityDeps {
   /** The client to use, or a factory called once per worker. Build it with `maxRetries: 0`. */
   client: OpenAI;
+  /** The worker's copy of its turns' conversations (shared with the tool activities, which add results). */
+  conversations?: ConversationCache;
 }
 
-export function createModelActivities({ client }: ModelActivityDeps) {
+export function createModelActivities({ client, conversations = new ConversationCache() }: ModelActivityDeps) {
   return {
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
@@ -223,18 +274,28 @@ export function createModelActivities({ client }: ModelActivityDeps) {
       // The heartbeat carries the text so far: subscribers read it with DescribeWorkflowExecution
       // (no history events); see src/core/live-text.ts.
       let latest = '';
+      // The first heartbeat waits one throttle interval: a call that is over by then (a quick answer,
+      // a tool call) costs the server no heartbeat at all, and its text reaches followers with its
+      // MODEL_CALLED event as soon as it would have from a heartbeat.
+      let live = false;
       const heartbeat = (content: string) => {
         latest = content;
-        ctx.heartbeat(modelProgress(req.call, ctx.info.attempt, content));
+        if (live) ctx.heartbeat(modelProgress(req.call, ctx.info.attempt, content));
       };
+      const goLive = setTimeout(() => {
+        live = true;
+        heartbeat(latest);
+      }, LIVE_TEXT_HEARTBEAT_MS);
       // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
       const keepAlive = setInterval(() => heartbeat(latest), 5_000);
       try {
-        const prompt = await promptOf(req, ctx);
+        const prompt = await promptOf(req, ctx, conversations);
         const raw = req.stream
           ? await streamed(client, prompt, ctx.cancellationSignal, heartbeat)
           : await unary(client, prompt, ctx.cancellationSignal);
         const message = assistantMessage(raw, req.call);
+        const key = req.conversation && conversationKey(ctx);
+        if (key) conversations.answered(key, message);
         const usage = usageOf(raw.usage);
         return {
           message,
@@ -255,6 +316,7 @@ export function createModelActivities({ client }: ModelActivityDeps) {
           ...(failure.nextRetryDelay != null && { nextRetryDelay: failure.nextRetryDelay }),
         });
       } finally {
+        clearTimeout(goLive);
         clearInterval(keepAlive);
       }
     },

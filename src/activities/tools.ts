@@ -247,9 +247,10 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       if (checked.type === 'invalid')
         return failed(`invalid arguments for ${req.tool}: ${checked.error}`, hookFailures);
       let content: string;
-      // Keep the activity visibly alive even when the tool never heartbeats itself.
+      // Keep the activity visibly alive even when the tool never heartbeats itself (a local activity
+      // has no heartbeats: its workflow task is what the server watches).
       let lastDetails: unknown;
-      const keepAlive = setInterval(() => ctx.heartbeat(lastDetails), 5_000);
+      const keepAlive = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(lastDetails), 5_000);
       try {
         content = resultToText(
           await tool.execute(checked.value, {

@@ -1,6 +1,6 @@
 /** The short-lived commands: run, state, approve/deny, pending, setup. Each returns its exit code. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { TillerClient } from '../client';
+import { TillerClient } from '../client';
 import type { TemporalSettings } from '../config';
 import type { Decision } from '../core/schemas';
 import type { TurnState } from '../core/state';
@@ -22,8 +22,13 @@ import {
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
-async function withTiller<T>(settings: TemporalSettings, fn: (tiller: TillerClient) => Promise<T>): Promise<T> {
-  const tiller = await connectTiller(settings);
+/** Runs `fn` with a client connected for it (closed after), or with a given one (its owner closes it). */
+async function withTiller<T>(
+  target: TemporalSettings | TillerClient,
+  fn: (tiller: TillerClient) => Promise<T>,
+): Promise<T> {
+  if (target instanceof TillerClient) return fn(target);
+  const tiller = await connectTiller(target);
   try {
     return await fn(tiller);
   } finally {
@@ -38,6 +43,8 @@ export interface RunOptions {
   /** Without a terminal, keep following after a pause (tiller dev --demo). */
   keepFollowing?: boolean;
   signal?: AbortSignal;
+  /** A client to use (not close) instead of connecting: `tiller dev`'s, on its worker's connection (eager start). */
+  tiller?: TillerClient;
 }
 
 export function runCommand(
@@ -46,7 +53,7 @@ export function runCommand(
   input: string,
   opts: RunOptions,
 ): Promise<number> {
-  return withTiller(settings, async (tiller) => {
+  return withTiller(opts.tiller ?? settings, async (tiller) => {
     let turnId: string;
     try {
       turnId = (await tiller.startTurn({ agent, input, ...(opts.turnId && { turnId: opts.turnId }) })).workflowId;

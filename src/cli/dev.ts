@@ -4,6 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { TillerClient } from '../client';
+import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../config';
 import { isTemporalReachable, startDevServer, type DevServer } from '../testing/dev-server';
 import { workspaceRoot } from '../tools/files';
@@ -127,10 +130,19 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
     if (opts.demo) {
       ensureNotes();
       log(`demo: ${DEMO_AGENT} ← "${DEMO_INPUT}"`);
+      // A client on the worker's own connection: the demo turn starts eagerly (its first workflow
+      // task comes back with the start, no trip through the task queue).
+      const dataConverter = dataConverterFromEnv();
+      const client = new Client({
+        connection: worker.connection,
+        namespace: settings.namespace,
+        ...(dataConverter && { dataConverter }),
+      });
       code = await runCommand(settings, DEMO_AGENT, DEMO_INPUT, {
         as: opts.as,
         keepFollowing: true,
         signal: interrupted.signal,
+        tiller: new TillerClient(client, settings.taskQueue),
       });
     } else {
       const env = started ? `TEMPORAL_ADDRESS=${settings.address} ` : '';

@@ -178,17 +178,21 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       if (!pausedHere) break; // the turn ended
       pausedHere = false;
       // Paused without a terminal: show everything up to now, then how to decide, and leave it waiting.
-      const state = await tiller.state(turnId);
-      for (const e of state.events.filter((x) => x.seq > lastSeq)) {
-        lastSeq = e.seq;
-        emit(e);
+      for (let more = true; more;) {
+        const page = await tiller.events(turnId, { afterSeq: lastSeq });
+        for (const e of page.events) {
+          lastSeq = e.seq;
+          emit(e);
+        }
+        more = page.more;
       }
-      if (state.pendingApprovals.length > 0) {
-        for (const p of state.pendingApprovals) instructions({ id: p.id, tool: p.tool, args: p.args });
+      const summary = await tiller.summary(turnId);
+      if (summary.pendingApprovals.length > 0) {
+        for (const p of summary.pendingApprovals) instructions({ id: p.id, tool: p.tool, args: p.args });
         note(`the turn keeps waiting; see it with \`tiller state ${turnId}\``);
         return EXIT.ok;
       }
-      if (TERMINAL_STATUSES.has(state.status)) break;
+      if (TERMINAL_STATUSES.has(summary.status)) break;
     }
   } finally {
     term?.close();

@@ -20,6 +20,8 @@ import { connectOperator } from './temporal';
 
 export interface RunningWorker {
   worker: Worker;
+  /** The worker's connection (closed when it stops): a client on it can start turns eagerly. */
+  connection: NativeConnection;
   /** Settles when the worker has stopped (rejects when it crashed). */
   done: Promise<void>;
   /** Shuts the worker down and closes what it opened (idempotent). */
@@ -168,7 +170,7 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await settled.catch(() => undefined);
       })());
-    return { worker, done: settled, stop };
+    return { worker, connection, done: settled, stop };
   } catch (err) {
     await connection.close().catch(() => undefined);
     await scripted?.close();

@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   Client,
+  InternalConnectionLikeSymbol,
+  QueryNotRegisteredError,
   WithStartWorkflowOperation,
   WorkflowFailedError,
   WorkflowUpdateFailedError,
@@ -24,17 +26,20 @@ import type {
   TrustGrant,
   TurnResult,
 } from '../core/schemas';
+import { eventsPage, summaryOf, type EventsPage, type EventsRequest, type TurnSummary } from '../core/reads';
 import type { TurnState } from '../core/state';
 import { describeModelActivity } from './live-text';
 import {
   decideSignal,
   decideUpdate,
+  eventsQuery,
   revokeTrustUpdate,
   sendUpdate,
   sessionDetails,
   sessionStateQuery,
   sessionSummary,
   stateQuery,
+  summaryQuery,
   turnDetails,
   turnSummary,
   WORKFLOW_TYPE_SESSION,
@@ -77,11 +82,33 @@ export class DecisionRejectedError extends Error {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
+export interface TillerClientOptions {
+  /**
+   * Ask the server to hand a new turn's first workflow task straight back to a worker of this
+   * process (eager workflow start: no trip through the task queue). Only a client on the worker's own
+   * `NativeConnection` can; the default is on exactly then. Without a worker of this process on the
+   * task queue (or a free slot) the server dispatches the turn as usual.
+   */
+  eagerStart?: boolean;
+}
+
+/** Whether the client's connection can take an eager workflow start (a `NativeConnection`, shared with workers). */
+export function supportsEagerStart(client: Client): boolean {
+  const connection = client.connection as { [InternalConnectionLikeSymbol]?: { supportsEagerStart?: boolean } };
+  return connection[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+}
+
 export class TillerClient {
+  /** Whether `startTurn` requests an eager start (see {@link TillerClientOptions.eagerStart}). */
+  readonly eagerStart: boolean;
+
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string = temporalSettings().taskQueue,
-  ) {}
+    opts: TillerClientOptions = {},
+  ) {
+    this.eagerStart = (opts.eagerStart ?? true) && supportsEagerStart(temporal);
+  }
 
   static async connect(settings: TemporalSettings = temporalSettings()): Promise<TillerClient> {
     return new TillerClient(await connectClient(settings), settings.taskQueue);
@@ -107,6 +134,7 @@ export class TillerClient {
       ],
       staticSummary: turnSummary(opts.agent, opts.input),
       staticDetails: turnDetails(opts),
+      ...(this.eagerStart && { requestEagerStart: true }),
     });
   }
 
@@ -115,14 +143,39 @@ export class TillerClient {
   }
 
   /**
+   * The turn in brief (status, pending approvals, usage, counts), without its events and tool call
+   * records: what lists and decisions need. From the `state` of a turn on code without the query.
+   */
+  async summary(turnId: string): Promise<TurnSummary> {
+    try {
+      return await this.handle(turnId).query(summaryQuery);
+    } catch (err) {
+      if (!(err instanceof QueryNotRegisteredError)) throw err;
+      return summaryOf(await this.state(turnId));
+    }
+  }
+
+  /**
+   * The turn's events after `afterSeq`, a page at a time (`more` says another page follows). From the
+   * `state` of a turn on code without the query.
+   */
+  async events(turnId: string, req: EventsRequest = {}): Promise<EventsPage> {
+    try {
+      return await this.handle(turnId).query(eventsQuery, req);
+    } catch (err) {
+      if (!(err instanceof QueryNotRegisteredError)) throw err;
+      return eventsPage(await this.state(turnId), req);
+    }
+  }
+
+  /**
    * Every call waiting for a human in this turn and in its sub-agents (child turns, at any depth),
    * each with the turn id to decide it on: a sub-agent's call is approved on the child, not the parent.
    */
   async pendingTree(turnId: string): Promise<{ turnId: string; approval: PendingApproval }[]> {
-    const state = await this.state(turnId);
-    const own = state.pendingApprovals.map((approval) => ({ turnId, approval }));
-    const open = Object.values(state.children ?? {}).filter((c) => c.endedAt === undefined);
-    const nested = await Promise.all(open.map((c) => this.pendingTree(c.turnId)));
+    const summary = await this.summary(turnId);
+    const own = summary.pendingApprovals.map((approval) => ({ turnId, approval }));
+    const nested = await Promise.all(summary.openChildren.map((child) => this.pendingTree(child)));
     return [...own, ...nested.flat()];
   }
 
@@ -173,20 +226,22 @@ export class TillerClient {
   }
 
   /**
-   * The turn's events as they happen, by polling the `state` query (no history cost). Ends after
-   * the turn's final event. Starts after `afterSeq` (default: from the beginning).
+   * The turn's events as they happen, by polling the `events` query for the ones after the last seen
+   * (no history cost). Ends after the turn's final event. Starts after `afterSeq` (default: from the
+   * beginning).
    */
   async *watch(turnId: string, opts: { afterSeq?: number; intervalMs?: number; signal?: AbortSignal } = {}) {
     let seq = opts.afterSeq ?? 0;
     let interval = opts.intervalMs ?? 100;
     while (!opts.signal?.aborted) {
-      const state = await this.state(turnId);
-      const fresh: TurnEvent[] = state.events.filter((e) => e.seq > seq);
+      const page = await this.events(turnId, { afterSeq: seq });
+      const fresh = page.events;
       for (const event of fresh) {
         seq = event.seq;
         yield event;
       }
-      if (TERMINAL.has(state.status)) return;
+      if (page.more) continue;
+      if (TERMINAL.has(page.status)) return;
       // Poll quickly while things happen, back off while the turn waits for a human.
       interval = fresh.length ? (opts.intervalMs ?? 100) : Math.min(interval * 1.5, 2_000);
       await new Promise((r) => setTimeout(r, interval));
@@ -219,15 +274,19 @@ export class TillerClient {
       // MODEL_CALLED event always follows the text its last heartbeat showed.
       const activity = await describeModelActivity(this.temporal, turnId).catch(() => undefined);
       yield* tracker.observe(activity?.model);
-      const state = await this.state(turnId);
-      const fresh: TurnEvent[] = state.events.filter((e) => e.seq > seq);
-      for (const event of fresh) {
-        seq = event.seq;
-        if (event.type === 'MODEL_CALLED') yield* tracker.complete(event.call, event.text);
-        yield event;
-      }
-      if (TERMINAL.has(state.status)) return;
-      interval = activity?.model ? LIVE_TEXT_POLL_MS : fresh.length ? min : Math.min(interval * 1.5, 2_000);
+      const before = seq;
+      let page: EventsPage;
+      do {
+        page = await this.events(turnId, { afterSeq: seq });
+        for (const event of page.events) {
+          seq = event.seq;
+          if (event.type === 'MODEL_CALLED') yield* tracker.complete(event.call, event.text);
+          yield event;
+        }
+      } while (page.more);
+      if (TERMINAL.has(page.status)) return;
+      const fresh = seq > before;
+      interval = activity?.model ? LIVE_TEXT_POLL_MS : fresh ? min : Math.min(interval * 1.5, 2_000);
       await new Promise((r) => setTimeout(r, interval));
     }
   }

@@ -17,6 +17,7 @@ import type {
   TurnProgress,
   TurnResult,
 } from '../core/schemas';
+import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
 import type { ConversationRequest, ConversationSnapshot } from '../core/spec';
 import type { TurnState } from '../core/state';
 
@@ -29,6 +30,10 @@ export type AgentSessionWorkflow = (input: SessionInput) => Promise<SessionState
 
 // A turn.
 export const stateQuery = defineQuery<TurnState>('state');
+/** The turn in brief (src/core/reads.ts): status, pending approvals, usage, counts; no events, no tool calls. */
+export const summaryQuery = defineQuery<TurnSummary>('summary');
+/** The events after a seq, a page at a time (src/core/reads.ts). */
+export const eventsQuery = defineQuery<EventsPage, [EventsRequest]>('events');
 export const decideUpdate = defineUpdate<RecordedDecision, [Decision]>('decide');
 export const decideSignal = defineSignal<[Decision]>('decide');
 /** The conversation so far and the tools, for the model activity (src/core/conversation.ts). */
@@ -38,10 +43,14 @@ export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');
 
 export const STATE_DESCRIPTION =
   'The turn as it stands: status, pending approvals, every tool call with timing and decision, token usage and recent events.';
+export const SUMMARY_DESCRIPTION =
+  'The turn in brief: status, pending approvals, usage, trust, the last event seq, counts of events and tool calls by status, open sub-agent turns.';
+export const EVENTS_DESCRIPTION =
+  'The events after a seq, oldest first: {"afterSeq": n, "limit"?: 500} → {status, events, lastSeq, oldestSeq, more}.';
 export const DECIDE_DESCRIPTION =
   'Approve or deny a pending tool call: {"id": "<tool call id from pendingApprovals>", "approved": true|false, "reason"?: "...", "scope"?: "once"|"turn"|"session", "approver"?: "name"}.';
 export const CONVERSATION_DESCRIPTION =
-  'The messages of the conversation so far (the first `count` with {"count": n}) and the tools, as the model activity sends them.';
+  'The messages of the conversation so far (the first `count` with {"count": n}; only those from index `from` on with {"from": k}) and the tools (unless {"tools": false}), as the model activity sends them.';
 export const TURN_PROGRESS_DESCRIPTION =
   'From a child turn: its status, pending approvals and (to a parent turn) usage so far.';
 

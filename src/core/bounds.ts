@@ -29,6 +29,8 @@ export const BOUNDS = {
   receiptsPerCall: 20,
   /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
   stateBytes: 1_000_000,
+  /** Events in one page of the `events` query (src/core/reads.ts); a page also stays under `stateBytes`. */
+  eventsPage: 500,
 } as const;
 
 /** A hook's receipt (`ApprovalReceipt` in ./spec, which this module does not import: spec → schemas → bounds). */

@@ -43,8 +43,10 @@ export interface ToolSpec {
   heartbeatTimeout?: DurationLike;
   /** The tool can show an approver what a call would do before it is approved. */
   preview?: boolean;
-  /** Run as a local activity (see `ToolDefinition.local`). */
+  /** Run as a local activity, or (`false`) never (see `ToolDefinition.local`); absent: decided by `readOnly`. */
   local?: boolean;
+  /** The tool only reads (`ToolDefinition.readOnly`): the fast path runs it as a local activity. */
+  readOnly?: boolean;
   /** Not a worker tool but a sub-agent: calling it runs `agent` as a child `agentTurn`. */
   subAgent?: { agent: string; inherit: boolean };
   /** A tool of an MCP server, listed by `startTurn` and called through the worker's MCP client. */
@@ -145,10 +147,17 @@ export interface ConversationRef {
 /** The `conversation` query's argument and answer. */
 export interface ConversationRequest {
   count: number;
+  /** Only messages [from, count): what a model activity holding the earlier ones needs (default 0). */
+  from?: number;
+  /** `false`: leave out the tools (the activity has them already). */
+  tools?: boolean;
 }
 export interface ConversationSnapshot {
   messages: ChatMessage[];
-  tools: ToolSpec[];
+  /** Echoes the request's `from`; absent from turns on code without it, which always answer from 0. */
+  from?: number;
+  /** Absent when asked with `tools: false`. */
+  tools?: ToolSpec[];
 }
 
 export interface ModelRequest {

@@ -1,10 +1,10 @@
 /**
- * The live event stream of a turn as Server-Sent Events, query-driven: the gateway polls the `state`
- * query (which costs no history events) with an adaptive interval — quick while events arrive, backing
- * off to a few seconds while the turn waits for a human — and sends each new event once, with
- * `id: <seq>`. A client resumes with `Last-Event-ID` (EventSource does this on reconnect). When the
- * turn has ended the stream sends `event: end` and closes; a resume after the end gets 204, which
- * tells EventSource not to reconnect.
+ * The live event stream of a turn as Server-Sent Events, query-driven: the gateway polls the `events`
+ * query for what follows the last event sent (no history events) with an adaptive interval — quick
+ * while events arrive, backing off to a few seconds while the turn waits for a human — and sends
+ * each new event once, with `id: <seq>`. A client resumes with `Last-Event-ID` (EventSource does this
+ * on reconnect). When the turn has ended the stream sends `event: end` and closes; a resume after the
+ * end gets 204, which tells EventSource not to reconnect.
  *
  * A stream policy per subscriber: `types=TOOL_*,APPROVAL_*` (globs on the event type), `deltas=off`
  * to leave out the model's text, and redaction of all content (./redact.ts) for identities without
@@ -19,7 +19,8 @@
 import type { ServerResponse } from 'node:http';
 import type { TurnEvent } from '../core/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
-import type { TurnState } from '../core/state';
+import type { EventsPage } from '../core/reads';
+import type { TurnStatus } from '../core/schemas';
 import { redact } from './redact';
 
 export { redact, REDACTED } from './redact';
@@ -47,12 +48,12 @@ export interface StreamOptions {
   filter?: (type: string) => boolean;
   /** Only the turn's structure (./redact.ts): set `live` only for callers who may see content. */
   redact: boolean;
-  /** Reads the turn's state (the `state` query). */
-  poll: () => Promise<TurnState>;
+  /** Reads the turn's status and its events after `afterSeq` (the `events` query). */
+  poll: (afterSeq: number) => Promise<EventsPage>;
   /** The model call in flight, if any (its heartbeat); absent: no text deltas. */
   live?: () => Promise<ModelActivitySnapshot | undefined>;
-  /** The first state, already read (to answer 404 before the stream starts). */
-  first: TurnState;
+  /** The first page, already read (to answer 404 before the stream starts). */
+  first: EventsPage;
   /** Calls `wake` when something (a decision through this gateway) may have changed the turn; returns an unsubscribe. */
   subscribe: (wake: () => void) => () => void;
   minIntervalMs?: number;
@@ -61,7 +62,7 @@ export interface StreamOptions {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-export const isTerminal = (s: TurnState) => TERMINAL.has(s.status);
+export const isTerminal = (s: { status: TurnStatus }) => TERMINAL.has(s.status);
 
 function frame(event: string | undefined, data: unknown, id?: number): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -87,7 +88,7 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
     lastWrite = Date.now();
   };
   write(`retry: 2000\n\n`);
-  let state: TurnState | undefined = opts.first;
+  let state: EventsPage | undefined = opts.first;
   let model: ModelActivitySnapshot | undefined;
   let statePolledAt = Date.now();
   const tracker = new LiveTextTracker();
@@ -106,11 +107,13 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
         if (opts.filter && !opts.filter(event.type)) continue;
         write(frame(undefined, opts.redact ? redact(event) : event, event.seq));
       }
-      if (isTerminal(state)) {
+      if (isTerminal(state) && !state.more) {
         write(frame('end', { status: state.status, lastSeq: seq }));
         break;
       }
-      interval = model ? LIVE_TEXT_POLL_MS : fresh.length ? min : Math.min(Math.ceil(interval * 1.5), max);
+      // More events than a page: the next page at once.
+      const next = model ? LIVE_TEXT_POLL_MS : fresh.length ? min : Math.min(Math.ceil(interval * 1.5), max);
+      interval = state.more ? 0 : next;
     } else if (++failures >= 20) {
       write(frame('error', { error: 'the turn could not be read (is a worker running?)' }));
       break;
@@ -125,8 +128,8 @@ export async function streamEvents(res: ServerResponse, aborted: AbortSignal, op
     // While one model call streams, only its text changes: read the state (a worker round trip) at
     // the usual pace, and at once when the call ends or another starts.
     const sameCall = model && previous && model.progress?.call === previous.progress?.call;
-    if (sameCall && state && Date.now() - statePolledAt < min * 5) continue;
-    state = await opts.poll().catch(() => undefined);
+    if (sameCall && state && !state.more && Date.now() - statePolledAt < min * 5) continue;
+    state = await opts.poll(seq).catch(() => undefined);
     statePolledAt = Date.now();
   }
   if (!res.writableEnded) res.end();

@@ -10,9 +10,16 @@ const ServerName = z
   .string()
   .regex(/^[a-zA-Z0-9-]+(_[a-zA-Z0-9-]+)*$/, 'letters, digits, - and single _ only (`__` separates server and tool)');
 
+/**
+ * Tools of the server (their names on it) that run as regular activities even when the server marks
+ * them read-only, which would put them on the fast path (local activities): e.g. slow ones.
+ */
+const RunAsActivity = z.array(z.string()).optional();
+
 /** A server Tiller starts as a child process and talks to over stdin/stdout. */
 export const McpStdioServer = z.strictObject({
   name: ServerName,
+  runAsActivity: RunAsActivity,
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   /** Added to a minimal inherited environment (PATH, HOME, …), not to the worker's whole environment. */
@@ -26,6 +33,7 @@ export const McpStdioServer = z.strictObject({
  */
 export const McpHttpServer = z.strictObject({
   name: ServerName,
+  runAsActivity: RunAsActivity,
   url: z.url(),
   /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. */
   headers: z.record(z.string(), z.string()).optional(),

@@ -78,6 +78,7 @@ export function fileTools(root: () => string = workspaceRoot) {
     name: 'read_file',
     description: 'Read a text file from the workspace.',
     input: PathArgs,
+    readOnly: true,
     async execute({ path: p }) {
       const file = await confine(root(), p);
       const text = await friendly(p, () => fs.readFile(file, 'utf8'));

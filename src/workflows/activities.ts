@@ -3,6 +3,7 @@
  * retries), and the proxies. Retries are Temporal's; each activity decides what is worth retrying.
  */
 import {
+  patched,
   proxyActivities,
   proxyLocalActivities,
   type ActivityOptions,
@@ -11,6 +12,7 @@ import {
 import type { TillerActivities } from '../contract';
 import { FailureType, MODEL_ERRORS_NOT_RETRIED } from '../core/failures';
 import type { RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';
+import { PATCH_READ_ONLY_LOCAL } from './patches';
 
 export const modelOptions: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
@@ -45,7 +47,8 @@ const toolOptions: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 };
 
-// Tools marked `local`: run in the workflow's worker, recorded as a marker (no heartbeats there).
+// Local tools: run in the workflow's worker, recorded as a marker (no heartbeats there; cancellation
+// reaches the tool directly, and the start-to-close timeout is enforced by the worker).
 const localToolOptions: LocalActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: toolOptions.retry!,
@@ -55,14 +58,27 @@ export const acts = proxyActivities<TillerActivities>(modelOptions);
 export const localActs = proxyLocalActivities<TillerActivities>(localToolOptions);
 
 /**
- * Runs a tool as an activity, or a local activity when it is marked `local`, with the tool's own
+ * Whether a tool runs as a local activity: when marked `local`, or — the fast path — when it only
+ * reads (`readOnly`, or an MCP tool whose server says `readOnlyHint`) and neither opts out
+ * (`local: false`) nor asks for heartbeats (`heartbeatTimeout`). Turns recorded before the fast path
+ * ran such tools as activities, and keep doing so on replay (the patch).
+ */
+export function runsLocally(tool: ToolSpec | undefined): boolean {
+  if (!tool || tool.subAgent) return false;
+  if (tool.local !== undefined) return tool.local;
+  const readOnly = tool.readOnly === true || tool.mcp?.annotations?.readOnlyHint === true;
+  return readOnly && tool.heartbeatTimeout === undefined && patched(PATCH_READ_ONLY_LOCAL);
+}
+
+/**
+ * Runs a tool as an activity, or a local activity when it runs locally (above), with the tool's own
  * timeouts over the defaults. Returns the activity's promise as is (no extra await: concurrent calls
  * keep the command order of recorded histories).
  */
 export function runToolActivity(tool: ToolSpec | undefined, request: RunToolRequest): Promise<RunToolResponse> {
   const name = request.tool;
   const timeout = tool?.timeout !== undefined && { startToCloseTimeout: tool.timeout };
-  if (tool?.local) {
+  if (runsLocally(tool)) {
     return localActs.runTool.executeWithOptions({ ...localToolOptions, ...timeout, summary: `tool ${name} (local)` }, [
       request,
     ]);

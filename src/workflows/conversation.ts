@@ -27,9 +27,15 @@ export class TurnConversation {
       ...(input.history ?? []),
       { role: 'user', content: input.input },
     ];
-    setHandler(conversationQuery, (req) => ({ messages: this.messages.slice(0, req?.count), tools: agent.tools }), {
-      description: CONVERSATION_DESCRIPTION,
-    });
+    setHandler(
+      conversationQuery,
+      (req) => ({
+        messages: this.messages.slice(req?.from ?? 0, req?.count),
+        ...(req?.from !== undefined && { from: req.from }),
+        ...(req?.tools !== false && { tools: agent.tools }),
+      }),
+      { description: CONVERSATION_DESCRIPTION },
+    );
     this.digest = new ConversationDigest(this.messages);
     this.byReference = patched(PATCH_CONVERSATION_BY_REFERENCE);
   }

@@ -35,3 +35,6 @@ export const PATCH_APPROVAL_RESOLVED_HOOK = 'approval-resolved-hook';
  * signal's refusal is in history, hence the patch).
  */
 export const PATCH_CARRIED_WAITS_FIRST = 'carried-waits-first';
+
+/** Since 0.4 read-only tools (`readOnly`, MCP `readOnlyHint`) run as local activities unless they opt out. */
+export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';

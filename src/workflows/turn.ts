@@ -32,6 +32,7 @@ import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { acts, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
+import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
 import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
@@ -65,6 +66,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   if (carriedWaits.length > 0 && patched(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
   setHandler(stateQuery, () => budgetedState(state), { description: STATE_DESCRIPTION });
+  serveReads(state);
   setHandler(
     decideUpdate,
     async (decision) => {

@@ -278,7 +278,7 @@ test('kill -9 mid-model-call: the call is retried, its usage counted once, and o
   ]);
 }, 300_000);
 
-test('server restart: turns paused on approvals are listed again and resume; a turn mid-tool completes; nothing lost or duplicated', async () => {
+test('server kill -9 and restart: turns paused on approvals are listed again and resume; a turn mid-tool completes; nothing lost or duplicated', async () => {
   const cli = process.env.TILLER_TEST_TEMPORAL_CLI!;
   const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-db-'));
   cleanups.push(() => fs.rmSync(dbDir, { recursive: true, force: true }));
@@ -325,7 +325,10 @@ test('server restart: turns paused on approvals are listed again and resume; a t
   };
   await until('both paused turns in visibility before the restart', () => listed(s.tiller), 60_000);
 
-  await server.stop();
+  // kill -9: nothing gets flushed on the way out (the server's SQLite runs with WAL, synchronous=normal).
+  const exited = new Promise((resolve) => server.process.once('exit', resolve));
+  server.process.kill('SIGKILL');
+  await exited;
   server = await startDevServer({ cli, dbFilename, port });
   expect(server.address).toBe(address);
 

@@ -12,6 +12,7 @@ import { SignJWT } from 'jose';
 import { assistant } from '../../src/agents/assistant';
 import { defineAgent } from '../../src/agents/define';
 import type { TurnState } from '../../src/core/state';
+import type { EventsRequest } from '../../src/core/reads';
 import { TillerClient } from '../../src/client';
 import { buildGateway, hashToken, signWebhook } from '../../src/gateway';
 import { demoScript } from '../../src/testing/scripted-model';
@@ -37,11 +38,12 @@ let base: string;
 const started: string[] = [];
 
 /** Counts the gateway's `state` queries, to show that polling costs no history. */
+/** Counts the reads a stream polls with (the `events` query). */
 class CountingClient extends TillerClient {
   polls = 0;
-  override state(turnId: string) {
+  override events(turnId: string, req?: EventsRequest) {
     this.polls++;
-    return super.state(turnId);
+    return super.events(turnId, req);
   }
 }
 let counting: CountingClient;

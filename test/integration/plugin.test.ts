@@ -12,7 +12,13 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { createTracing } from '../../src/observability/tracing';
-import { createTillerPlugin, workflowsPath, type TillerPluginOptions } from '../../src/plugin';
+import {
+  createTillerPlugin,
+  DEFAULT_WORKFLOW_CACHE_MIB,
+  workflowCacheSize,
+  workflowsPath,
+  type TillerPluginOptions,
+} from '../../src/plugin';
 import { defineTool } from '../../src/tools/define';
 import { bundle, createHarness, type Harness } from '../support/harness';
 import { ROOT } from '../support/processes';
@@ -98,6 +104,10 @@ test("beside another plugin: a Tiller turn completes, and the other plugin's act
     expect.arrayContaining(['startTurn', 'callModel', 'runTool', 'auditPing']),
   );
   expect(worker.options.maxHeartbeatThrottleIntervalMs).toBe(100);
+  // The workflow cache is sized from Tiller's memory budget, not from the heap limit.
+  expect(worker.options.maxCachedWorkflows).toBe(workflowCacheSize(DEFAULT_WORKFLOW_CACHE_MIB));
+  expect(workflowCacheSize(DEFAULT_WORKFLOW_CACHE_MIB)).toBe(512);
+  expect(createTillerPlugin(tillerOptions({ workflowCacheMiB: 75 })).maxCachedWorkflows).toBe(100);
 
   const turnId = h.turnId('plugin');
   const result = await worker.runUntil(async () => {
@@ -131,9 +141,13 @@ test('with tracing: a bundle built with the plugin holds the workflow intercepto
       taskQueue: h.taskQueue,
       workflowBundle: { code },
       maxHeartbeatThrottleInterval: '2s',
+      maxCachedWorkflows: 20,
       plugins: [tiller, audit.plugin],
     });
     expect(worker.options.maxHeartbeatThrottleIntervalMs).toBe(2000);
+    expect(worker.options.maxCachedWorkflows).toBe(20);
+    // The bundle shares zod between turns (src/workflows/preload.ts).
+    expect(code).toMatch(/preloadModules\(\) \{\s*__webpack_require__\([^)]*"\.\/src\/workflows\/preload\.ts"\)/);
 
     const turnId = h.turnId('plugin-traced');
     await worker.runUntil(async () => {

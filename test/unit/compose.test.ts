@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { tracedBundlePath } from '../../src/cli/worker';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -19,8 +20,8 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
  * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
- * (TILLER_METRICS_ADDRESS), src/gateway/env.ts (TILLER_GATEWAY_*) and src/slack/config.ts
- * (TILLER_SLACK_*). Keep it in step with the README
+ * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
+ * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with the README
  * when a variable is added: the worker's and the gateway's env must be subsets of it.
  */
 const PROJECT_ENV = new Set([
@@ -50,6 +51,7 @@ const PROJECT_ENV = new Set([
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_SERVICE_NAME',
   'TILLER_METRICS_ADDRESS',
+  'TILLER_WORKFLOW_CACHE_MB',
   ...[
     'TOKENS',
     'JWT_SECRET',
@@ -278,6 +280,15 @@ test('the dynamic config given to the server is valid YAML', () => {
   expect(env('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(target.target.replace('/etc/temporal/', ''));
   const content = parse(compose.configs![target.source]!.content!) as Record<string, { value: unknown }[]>;
   expect(content['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: true, constraints: {} }]);
+});
+
+test("the server gets the dev servers' latency tuning, and no key the pinned server no longer has", () => {
+  const content = parse(compose.configs!['temporal-dynamic-config']!.content!) as Record<string, { value: unknown }[]>;
+  for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) {
+    expect([key, content[key]]).toEqual([key, [{ value, constraints: {} }]]);
+  }
+  // Removed in server 1.30 (ExecuteMultiOperation is always on); an unknown key is silently ignored.
+  expect(content['frontend.enableExecuteMultiOperation']).toBeUndefined();
 });
 
 describe('Dockerfile', () => {

@@ -9,7 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { quietRuntime } from '../support/harness';
 import { FIXTURE_DIR, fixtureWorkflowIds } from '../support/fixtures';
-import { workflowsPath } from '../../src/worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker';
 import { withPayloadGuard } from '../../src/codec/guard';
 
 const files = fs.existsSync(FIXTURE_DIR)
@@ -26,7 +26,11 @@ test('at least three recorded histories are committed', () => {
 
 test('every recorded history replays without non-determinism', async () => {
   quietRuntime();
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: silent });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath,
+    preloadModules: [...PRELOAD_MODULES],
+    logger: silent,
+  });
   const histories = files.map((f) => ({
     workflowId: ids[path.basename(f, '.json')] ?? path.basename(f, '.json'),
     history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, f), 'utf8'))),

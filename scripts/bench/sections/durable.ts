@@ -3,11 +3,13 @@
  * time is taken on the model server's side — between two consecutive model requests of the turn —
  * so it is wall clock, outside the workflow, and includes everything Temporal adds: the workflow
  * task that takes the model's answer, the tool activity, the workflow task that takes its result,
- * and the next model activity's dispatch.
+ * and the next model activity's dispatch. Three loops alternate on the same server: Tiller with the
+ * tool as an activity, the Temporal baseline, and Tiller on the fast path (a read-only tool: a local
+ * activity, one workflow task per step).
  */
 import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
-import { AGENT, LOCAL_AGENT, LOCAL_STEP_TOOL, planInput } from '../fixture';
+import { AGENT, FAST_AGENT, planInput, STEP_TOOL, stepToolOf } from '../fixture';
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
 import { phasesOf, type Phases } from '../phases';
@@ -32,12 +34,12 @@ export interface DurableResult {
    * state, events or growing conversation), its turns alternating with ours on the same server.
    */
   baseline: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
-  /** The same turns with the tool as a local activity (`defineTool({ local: true })`). */
-  local?: { turns: number; stepMs: Summary; slopeMsPerStep: number };
+  /** The same turns on the fast path: a read-only tool (`defineTool({ readOnly: true })`), a local activity. */
+  fast?: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
   /** CPU per tool step of the dev server process and of the bench process (worker, client, model server). */
   cpu: CpuPerStep;
-  /** Server-side phases of the last measured turn, ours and the baseline's (see phases.ts). */
-  phases: { tiller: Phases; baseline: Phases };
+  /** Server-side phases of the last measured turn of each loop (see phases.ts). */
+  phases: { tiller: Phases; baseline: Phases; fast?: Phases };
 }
 
 export interface CpuPerStep {
@@ -48,7 +50,8 @@ export interface CpuPerStep {
 export async function runTurnOfSteps(env: BenchEnv, tiller: TillerClient, steps: number, agent = AGENT) {
   const key = `durable-${randomUUID()}`;
   const started = performance.now();
-  const input = planInput({ key, steps, ...(agent === LOCAL_AGENT && { tool: LOCAL_STEP_TOOL }) });
+  const tool = stepToolOf(agent);
+  const input = planInput({ key, steps, ...(tool !== STEP_TOOL && { tool }) });
   const handle = await tiller.startTurn({ agent, input, turnId: key });
   const result = await tiller.result(handle.workflowId);
   const wall = performance.now() - started;
@@ -70,24 +73,41 @@ export async function runDurable(
     baseline.worker.runUntil(async () => {
       await runTurnOfSteps(env, tiller, opts.warmSteps); // warm-up
       await baseline.turn(opts.warmSteps);
+      await runTurnOfSteps(env, tiller, opts.warmSteps, FAST_AGENT);
       const all: number[] = [];
       const slopes: number[] = [];
       const first: number[] = [];
       const last: number[] = [];
-      const base: number[] = [];
-      const baseSlopes: number[] = [];
       let wall = 0;
-      let baseWall = 0;
       let lastOurs = '';
-      let lastBase = '';
       const cpu = { serverMs: 0, benchMs: 0 };
-      const baseCpu = { serverMs: 0, benchMs: 0 };
       const pid = env.server.process.pid;
       const add = (acc: CpuPerStep, c: CpuPerStep) => {
         acc.serverMs += c.serverMs;
         acc.benchMs += c.benchMs;
       };
+      /** The baseline's and the fast path's turns, each alternating with ours. */
+      const loop = () => ({
+        times: [] as number[],
+        slopes: [] as number[],
+        wall: 0,
+        last: '',
+        cpu: { serverMs: 0, benchMs: 0 },
+      });
+      const base = loop();
+      const fast = loop();
+      const record = (
+        acc: ReturnType<typeof loop>,
+        m: CpuPerStep & { value: { key: string; wall: number; stepTimes: number[] } },
+      ) => {
+        add(acc.cpu, m);
+        acc.last = m.value.key;
+        acc.wall += m.value.wall;
+        acc.times.push(...m.value.stepTimes);
+        acc.slopes.push(linearFit(m.value.stepTimes).slope);
+      };
       const tenth = Math.max(1, Math.floor(opts.steps / 10));
+      const sideTurns = Math.min(opts.baselineTurns, opts.turns);
       for (let t = 0; t < opts.turns; t++) {
         const measured = await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps));
         const run = measured.value;
@@ -98,34 +118,24 @@ export async function runDurable(
         slopes.push(linearFit(run.stepTimes).slope);
         first.push(...run.stepTimes.slice(0, tenth));
         last.push(...run.stepTimes.slice(-tenth));
-        if (t >= opts.baselineTurns) continue;
-        const bm = await cpuOf(pid, () => baseline.turn(opts.steps));
-        const b = bm.value;
-        lastBase = b.key;
-        add(baseCpu, bm);
-        baseWall += b.wall;
-        base.push(...b.stepTimes);
-        baseSlopes.push(linearFit(b.stepTimes).slope);
-      }
-      // Tools as local activities: the same turns, fewer of them.
-      await runTurnOfSteps(env, tiller, opts.warmSteps, LOCAL_AGENT);
-      const localTimes: number[] = [];
-      const localSlopes: number[] = [];
-      const localTurns = Math.min(opts.baselineTurns, opts.turns);
-      for (let t = 0; t < localTurns; t++) {
-        const run = await runTurnOfSteps(env, tiller, opts.steps, LOCAL_AGENT);
-        localTimes.push(...run.stepTimes);
-        localSlopes.push(linearFit(run.stepTimes).slope);
+        if (t >= sideTurns) continue;
+        record(base, await cpuOf(pid, () => baseline.turn(opts.steps)));
+        record(fast, await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps, FAST_AGENT)));
       }
       const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
       const slope = mean(slopes);
       const phasesFor = async (id: string) =>
         phasesOf(await env.client.workflow.getHandle(id).fetchHistory(), opts.steps);
-      const n = opts.steps * opts.turns;
-      const nb = opts.steps * Math.min(opts.baselineTurns, opts.turns);
-      const perStep = (c: CpuPerStep, k = n) => ({
+      const perStep = (c: CpuPerStep, k: number) => ({
         serverMs: round(c.serverMs / k, 3),
         benchMs: round(c.benchMs / k, 3),
+      });
+      const side = (acc: ReturnType<typeof loop>) => ({
+        turns: sideTurns,
+        stepMs: roundSummary(summarize(acc.times), 3),
+        clientMsPerStep: round(acc.wall / (opts.steps * sideTurns), 3),
+        slopeMsPerStep: round(mean(acc.slopes), 5),
+        cpu: perStep(acc.cpu, opts.steps * sideTurns),
       });
       return {
         stepsPerTurn: opts.steps,
@@ -136,20 +146,14 @@ export async function runDurable(
         fittedGrowthMs: round(slope * (opts.steps - 1), 3),
         firstTenthP50: round(summarize(first).p50, 3),
         lastTenthP50: round(summarize(last).p50, 3),
-        baseline: {
-          stepMs: roundSummary(summarize(base), 3),
-          turns: Math.min(opts.baselineTurns, opts.turns),
-          clientMsPerStep: round(baseWall / (opts.steps * Math.min(opts.baselineTurns, opts.turns)), 3),
-          slopeMsPerStep: round(mean(baseSlopes), 5),
-          cpu: perStep(baseCpu, nb),
+        baseline: side(base),
+        fast: side(fast),
+        cpu: perStep(cpu, opts.steps * opts.turns),
+        phases: {
+          tiller: await phasesFor(lastOurs),
+          baseline: await phasesFor(base.last),
+          fast: await phasesFor(fast.last),
         },
-        cpu: perStep(cpu),
-        local: {
-          turns: localTurns,
-          stepMs: roundSummary(summarize(localTimes), 3),
-          slopeMsPerStep: round(mean(localSlopes), 5),
-        },
-        phases: { tiller: await phasesFor(lastOurs), baseline: await phasesFor(lastBase) },
       };
     }),
   );

@@ -3,11 +3,12 @@
  * lengths. Bytes are the encoded protobuf size of the history (what the server stores and sends a
  * replaying worker) and the length of its JSON export (`temporal workflow show -o json` format).
  * The share of `callModel` inputs shows whether each model call re-records the whole conversation.
+ * The same turn lengths again on the fast path (a read-only tool: a local activity, one marker).
  */
 import { randomUUID } from 'node:crypto';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { AGENT, planInput } from '../fixture';
+import { AGENT, FAST_AGENT, planInput, READ_STEP_TOOL } from '../fixture';
 import type { BenchEnv } from '../env';
 import { quadraticThrough, round } from '../stats';
 
@@ -41,6 +42,8 @@ export interface HistoryResult {
     stepsAt50MB: number;
   };
   growth: 'linear' | 'superlinear';
+  /** The same turn lengths on the fast path. */
+  fast?: { turns: HistoryTurn[]; marginalEventsPerStep: number };
 }
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -54,11 +57,12 @@ function stepsAt(q: { a: number; b: number; c: number }, bytes: number): number 
 export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Promise<HistoryResult> {
   const { taskQueue, tiller } = env.queue('history');
   const worker = await env.worker(taskQueue);
-  const turns = await worker.runUntil(async () => {
+  const run = (fast: boolean) => async () => {
     const out: HistoryTurn[] = [];
     for (const steps of opts.steps) {
       const key = `history-${randomUUID()}`;
-      await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+      const input = planInput({ key, steps, ...(fast && { tool: READ_STEP_TOOL }) });
+      await tiller.startTurn({ agent: fast ? FAST_AGENT : AGENT, input, turnId: key });
       const result = await tiller.result(key);
       if (result.status !== 'completed') throw new Error(`history turn ${key} ended ${result.status}`);
       env.rec.requests.delete(key);
@@ -88,9 +92,14 @@ export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Prom
       });
     }
     return out;
-  });
+  };
+  const [turns, unsorted] = await worker.runUntil(async () => [await run(false)(), await run(true)()] as const);
+  const fastTurns = [...unsorted].sort((a, b) => a.steps - b.steps);
+  const marginal = (ts: HistoryTurn[]) => {
+    const [a, b] = [ts[0]!, ts[ts.length - 1]!];
+    return round((b.events - a.events) / Math.max(1, b.steps - a.steps), 2);
+  };
   const sorted = [...turns].sort((a, b) => a.steps - b.steps);
-  const lo = sorted[0]!;
   const hi = sorted[sorted.length - 1]!;
   const per = (a: HistoryTurn, b: HistoryTurn) => (b.protoBytes - a.protoBytes) / Math.max(1, b.steps - a.steps);
   const first = sorted.length >= 2 ? per(sorted[0]!, sorted[1]!) : Number.NaN;
@@ -109,11 +118,12 @@ export async function runHistory(env: BenchEnv, opts: { steps: number[] }): Prom
   }
   return {
     turns: sorted,
-    marginalEventsPerStep: round((hi.events - lo.events) / Math.max(1, hi.steps - lo.steps), 2),
+    marginalEventsPerStep: marginal(sorted),
     marginalBytesPerStepFirst: Math.round(first),
     marginalBytesPerStepLast: Math.round(last),
     ...(fit && { fit }),
     // Linear growth adds the same bytes per step late in the turn as early; allow 25 % for noise in sizes.
     growth: last <= first * 1.25 ? 'linear' : 'superlinear',
+    fast: { turns: fastTurns, marginalEventsPerStep: marginal(fastTurns) },
   };
 }

@@ -6,14 +6,15 @@
  *
  * The peer calls the model without streaming (its streaming mode needs a workflow stream), so ours
  * is measured here both ways — streamed (Tiller's default) and unary — right before the peer, on the
- * same machine load, over the same number of turns and steps.
+ * same machine load, over the same number of turns and steps; and ours on the fast path (the same
+ * tool, read-only: a local activity), both ways.
  */
 import { spawnSync, fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { AGENT, planInput, UNARY_AGENT } from '../fixture';
+import { AGENT, FAST_AGENT, planInput, UNARY_AGENT, UNARY_FAST_AGENT } from '../fixture';
 import type { BenchEnv } from '../env';
 import { gaps, roundSummary, summarize, type Summary } from '../stats';
 import { runTurnOfSteps } from './durable';
@@ -36,6 +37,9 @@ export interface PeerResult {
   peer?: { stepMs: Summary; clientMsPerStep: number; history: HistoryCount };
   oursStreamed?: { stepMs: Summary; clientMsPerStep: number; history: HistoryCount };
   oursUnary?: { stepMs: Summary; clientMsPerStep: number; history: HistoryCount };
+  /** Ours on the fast path (a read-only tool), streamed and unary. */
+  oursFast?: { stepMs: Summary; clientMsPerStep: number; history: HistoryCount };
+  oursFastUnary?: { stepMs: Summary; clientMsPerStep: number; history: HistoryCount };
 }
 
 function ensureInstalled(): string | undefined {
@@ -127,13 +131,16 @@ export async function runPeer(env: BenchEnv, opts: { steps: number; turns: numbe
 
   const oursStreamed = await ours(env, AGENT, opts.steps, opts.turns);
   const oursUnary = await ours(env, UNARY_AGENT, opts.steps, opts.turns);
+  const oursFast = await ours(env, FAST_AGENT, opts.steps, opts.turns);
+  const oursFastUnary = await ours(env, UNARY_FAST_AGENT, opts.steps, opts.turns);
+  const mine = { oursStreamed, oursUnary, oursFast, oursFastUnary };
 
   const warm = { turnId: `peer-warm-${randomUUID()}`, steps: 10 };
   const measured = Array.from({ length: opts.turns }, () => ({ turnId: `peer-${randomUUID()}`, steps: opts.steps }));
   const inputs = [warm, ...measured].map((t) => ({ ...t, input: planInput({ key: t.turnId, steps: t.steps }) }));
   const reply = await runPeerProcess(env, inputs);
   if (reply.type !== 'done' || !reply.turns) {
-    return { ran: false, error: reply.error ?? 'no result', oursStreamed, oursUnary };
+    return { ran: false, error: reply.error ?? 'no result', ...mine };
   }
   const all: number[] = [];
   let wall = 0;
@@ -144,8 +151,7 @@ export async function runPeer(env: BenchEnv, opts: { steps: number; turns: numbe
       return {
         ran: false,
         error: `peer turn ${t.turnId}: the model saw ${stepTimes.length + 1} requests, expected ${t.steps + 1}`,
-        oursStreamed,
-        oursUnary,
+        ...mine,
       };
     }
     all.push(...stepTimes);
@@ -163,7 +169,6 @@ export async function runPeer(env: BenchEnv, opts: { steps: number; turns: numbe
       clientMsPerStep: Math.round((wall / (opts.steps * opts.turns)) * 1000) / 1000,
       history: await historyCount(env, lastId, opts.steps),
     },
-    oursStreamed,
-    oursUnary,
+    ...mine,
   };
 }

@@ -1,13 +1,15 @@
 /**
- * `state` query latency on a turn with a long history (N tool steps, then paused on an approval):
- * first with the turn in the worker's cache, then with a worker that caches nothing
- * (`maxCachedWorkflows: 0`), so every query replays the whole history. The Temporal baseline (a bare
- * workflow after N steps of two activities, waiting, with a query returning two numbers) is queried
- * the same way, alternating with Tiller's.
+ * Query latency on a turn with a long history (N tool steps, then paused on an approval): `state` (the
+ * whole turn), `summary` (status, pending approvals, usage, counts) and an `events` page (the newest 20
+ * events, as a follower that has the rest reads them) — first with the turn in the worker's cache, then
+ * with a worker that caches nothing (`maxCachedWorkflows: 0`), so every query replays the whole
+ * history: the turn with its tool as an activity, and the same turn on the fast path (a smaller
+ * history). The Temporal baseline (a bare workflow after N steps of two activities, waiting, with a
+ * query returning two numbers) is queried the same way, alternating with Tiller's.
  */
 import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
-import { callId, GATED_AGENT, planInput } from '../fixture';
+import { callId, GATED_AGENT, GATED_FAST_AGENT, planInput, READ_STEP_TOOL } from '../fixture';
 import type { BenchEnv } from '../env';
 import { roundSummary, sleep, summarize, type Summary } from '../stats';
 import { baselineWorker } from './baseline';
@@ -17,8 +19,14 @@ export interface QueryResult {
   /** Events in the history while the turn waits (what an evicted query replays). */
   historyEvents: number;
   stateJsonBytes: number;
+  summaryJsonBytes?: number;
   cached: Summary;
   evicted: Summary;
+  summary?: { cached: Summary; evicted: Summary };
+  /** The newest 20 events (`events` with `afterSeq`), cached. */
+  events?: { cached: Summary };
+  /** `state` of the same turn on the fast path, evicted: a shorter history to replay. */
+  fast?: { historyEvents: number; evicted: Summary };
   baseline: { historyEvents: number; cached: Summary; evicted: Summary };
 }
 
@@ -31,23 +39,22 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-/** Alternates Tiller's and the baseline's query; returns both series (after `warm` unrecorded rounds). */
-async function alternate(a: () => Promise<unknown>, b: () => Promise<unknown>, n: number, warm: number) {
-  const xs: number[] = [];
-  const ys: number[] = [];
+/** Runs the queries in turn, `n` rounds after `warm` unrecorded ones; the times of each, in ms. */
+async function alternate(queries: (() => Promise<unknown>)[], n: number, warm: number): Promise<number[][]> {
+  const series = queries.map(() => [] as number[]);
   for (let i = 0; i < warm + n; i++) {
-    let t0 = performance.now();
-    await a();
-    if (i >= warm) xs.push(performance.now() - t0);
-    t0 = performance.now();
-    await b();
-    if (i >= warm) ys.push(performance.now() - t0);
+    for (const [k, q] of queries.entries()) {
+      const t0 = performance.now();
+      await q();
+      if (i >= warm) series[k]!.push(performance.now() - t0);
+    }
   }
-  return [xs, ys] as const;
+  return series;
 }
 
 const events = async (env: BenchEnv, id: string) =>
   (await env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
+const ms = (xs: number[] | undefined) => roundSummary(summarize(xs ?? []), 3);
 
 export async function runQuery(
   env: BenchEnv,
@@ -55,10 +62,12 @@ export async function runQuery(
 ): Promise<QueryResult> {
   const { taskQueue, tiller } = env.queue('query');
   const turnId = `query-${randomUUID()}`;
+  const fastId = `query-fast-${randomUUID()}`;
   const baseId = `query-baseline-${randomUUID()}`;
   const pendingId = callId(opts.steps);
-  const ours = (t: TillerClient) => () => t.state(turnId);
   const theirs = () => env.client.workflow.getHandle(baseId).query<{ waiting: number }>('state');
+  const paused = (t: TillerClient, id: string) => async () =>
+    (await t.summary(id)).pendingApprovals.some((p) => p.id === pendingId);
 
   const cachedWorker = await env.worker(taskQueue);
   const base = await baselineWorker(env);
@@ -69,45 +78,69 @@ export async function runQuery(
         input: planInput({ key: turnId, steps: opts.steps, gated: 1 }),
         turnId,
       });
+      await tiller.startTurn({
+        agent: GATED_FAST_AGENT,
+        input: planInput({ key: fastId, steps: opts.steps, gated: 1, tool: READ_STEP_TOOL }),
+        turnId: fastId,
+      });
       await env.client.workflow.start('baselineGated', {
         taskQueue: base.taskQueue,
         workflowId: baseId,
         args: [planInput({ key: baseId, steps: opts.steps }), opts.steps, 1],
       });
-      await until(async () => (await tiller.state(turnId)).pendingApprovals.some((p) => p.id === pendingId));
+      await until(paused(tiller, turnId));
+      await until(paused(tiller, fastId));
       await until(async () => (await theirs()).waiting === 0);
       const state = await tiller.state(turnId);
-      const [cached, baseCached] = await alternate(ours(tiller), theirs, opts.queries, 20);
-      return { cached, baseCached, stateJsonBytes: JSON.stringify(state).length };
+      const summary = await tiller.summary(turnId);
+      const tail = { afterSeq: Math.max(0, state.eventCount - 20) };
+      const [cached, baseCached, summaryCached, eventsCached] = await alternate(
+        [() => tiller.state(turnId), theirs, () => tiller.summary(turnId), () => tiller.events(turnId, tail)],
+        opts.queries,
+        20,
+      );
+      return {
+        cached,
+        baseCached,
+        summaryCached,
+        eventsCached,
+        stateJsonBytes: JSON.stringify(state).length,
+        summaryJsonBytes: JSON.stringify(summary).length,
+      };
     }),
   );
   const historyEvents = await events(env, turnId);
+  const fastEvents = await events(env, fastId);
   const baseEvents = await events(env, baseId);
 
   const evictedWorker = await env.worker(taskQueue, { maxCachedWorkflows: 0 });
   const evictedBase = await baselineWorker(env, { taskQueue: base.taskQueue, maxCachedWorkflows: 0 });
-  const [evicted, baseEvicted] = await evictedWorker.runUntil(
+  const [evicted, baseEvicted, fastEvicted, summaryEvicted] = await evictedWorker.runUntil(
     evictedBase.worker.runUntil(async () => {
-      const series = await alternate(ours(tiller), theirs, opts.evictedQueries, 2);
-      await tiller.decide(turnId, { id: pendingId, approved: true });
+      const series = await alternate(
+        [() => tiller.state(turnId), theirs, () => tiller.state(fastId), () => tiller.summary(turnId)],
+        opts.evictedQueries,
+        2,
+      );
+      for (const id of [turnId, fastId]) await tiller.decide(id, { id: pendingId, approved: true });
       await env.client.workflow.getHandle(baseId).executeUpdate('decide', { args: [0] });
       await tiller.result(turnId);
+      await tiller.result(fastId);
       await env.client.workflow.getHandle(baseId).result();
       return series;
     }),
   );
-  env.rec.requests.delete(turnId);
-  env.rec.requests.delete(baseId);
+  for (const id of [turnId, fastId, baseId]) env.rec.requests.delete(id);
   return {
     historySteps: opts.steps,
     historyEvents,
     stateJsonBytes: cachedPhase.stateJsonBytes,
-    cached: roundSummary(summarize(cachedPhase.cached), 3),
-    evicted: roundSummary(summarize(evicted), 3),
-    baseline: {
-      historyEvents: baseEvents,
-      cached: roundSummary(summarize(cachedPhase.baseCached), 3),
-      evicted: roundSummary(summarize(baseEvicted), 3),
-    },
+    summaryJsonBytes: cachedPhase.summaryJsonBytes,
+    cached: ms(cachedPhase.cached),
+    evicted: ms(evicted),
+    summary: { cached: ms(cachedPhase.summaryCached), evicted: ms(summaryEvicted) },
+    events: { cached: ms(cachedPhase.eventsCached) },
+    fast: { historyEvents: fastEvents, evicted: ms(fastEvicted) },
+    baseline: { historyEvents: baseEvents, cached: ms(cachedPhase.baseCached), evicted: ms(baseEvicted) },
   };
 }

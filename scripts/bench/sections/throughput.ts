@@ -1,15 +1,18 @@
 /**
  * Throughput: tool steps per second with C turns running at once on one worker, wall clock from
- * the first start to the last result (so it includes starting and finishing the turns).
+ * the first start to the last result (so it includes starting and finishing the turns). Tiller with
+ * the tool as an activity, then on the fast path (a read-only tool, run as a local activity).
  */
 import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
-import { AGENT, planInput } from '../fixture';
+import { AGENT, FAST_AGENT, planInput, READ_STEP_TOOL } from '../fixture';
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
 import { gaps, round, roundSummary, summarize, type Summary } from '../stats';
 
 export interface ThroughputLevel {
+  /** `tiller`: the tool as an activity; `fast`: the fast path. Absent in older results: `tiller`. */
+  variant?: 'tiller' | 'fast';
   concurrency: number;
   /** Steps each of the C lanes runs, in turns of at most --steps steps. */
   stepsPerLane: number;
@@ -27,7 +30,14 @@ export interface ThroughputLevel {
  * C lanes at once; each lane runs turns of at most `maxStepsPerTurn` steps one after another until it
  * has done `stepsPerLane` (a single 1,000-step turn would exceed Temporal's history size limit).
  */
-async function level(env: BenchEnv, tiller: TillerClient, c: number, stepsPerLane: number, maxStepsPerTurn: number) {
+async function level(
+  env: BenchEnv,
+  tiller: TillerClient,
+  c: number,
+  stepsPerLane: number,
+  maxStepsPerTurn: number,
+  fast = false,
+) {
   const keys: string[] = [];
   const started = performance.now();
   let failed = 0;
@@ -38,7 +48,8 @@ async function level(env: BenchEnv, tiller: TillerClient, c: number, stepsPerLan
         left -= steps;
         const key = `tp-${randomUUID()}`;
         keys.push(key);
-        await tiller.startTurn({ agent: AGENT, input: planInput({ key, steps }), turnId: key });
+        const plan = planInput({ key, steps, ...(fast && { tool: READ_STEP_TOOL }) });
+        await tiller.startTurn({ agent: fast ? FAST_AGENT : AGENT, input: plan, turnId: key });
         if ((await tiller.result(key)).status !== 'completed') failed++;
       }
     }),
@@ -58,22 +69,30 @@ export async function runThroughput(
   const worker = await env.worker(taskQueue);
   return worker.runUntil(async () => {
     await level(env, tiller, 10, 5, 5); // warm-up
+    await level(env, tiller, 10, 5, 5, true);
     const out: ThroughputLevel[] = [];
-    for (const c of opts.concurrency) {
-      const steps = Math.max(4, Math.ceil(opts.totalSteps / c));
-      const measured = await cpuOf(env.server.process.pid, () => level(env, tiller, c, steps, opts.maxStepsPerTurn));
-      const { wall, stepTimes, turns } = measured.value;
-      out.push({
-        concurrency: c,
-        stepsPerLane: steps,
-        turns,
-        totalSteps: steps * c,
-        wallS: round(wall, 3),
-        stepsPerS: round((steps * c) / wall, 1),
-        stepMs: roundSummary(summarize(stepTimes), 2),
-        cpu: { serverMs: round(measured.serverMs / (steps * c), 2), benchMs: round(measured.benchMs / (steps * c), 2) },
-      });
-    }
+    for (const variant of ['tiller', 'fast'] as const)
+      for (const c of opts.concurrency) {
+        const steps = Math.max(4, Math.ceil(opts.totalSteps / c));
+        const measured = await cpuOf(env.server.process.pid, () =>
+          level(env, tiller, c, steps, opts.maxStepsPerTurn, variant === 'fast'),
+        );
+        const { wall, stepTimes, turns } = measured.value;
+        out.push({
+          variant,
+          concurrency: c,
+          stepsPerLane: steps,
+          turns,
+          totalSteps: steps * c,
+          wallS: round(wall, 3),
+          stepsPerS: round((steps * c) / wall, 1),
+          stepMs: roundSummary(summarize(stepTimes), 2),
+          cpu: {
+            serverMs: round(measured.serverMs / (steps * c), 2),
+            benchMs: round(measured.benchMs / (steps * c), 2),
+          },
+        });
+      }
     return out;
   });
 }

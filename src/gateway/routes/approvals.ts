@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { mayDecide } from '../../core/approvers';
-import type { TurnState } from '../../core/state';
+import type { TurnSummary } from '../../core/reads';
 import { identityOf } from '../auth';
 import { toHttpError } from '../errors';
 import { can, canSeeArgs, type Identity } from '../identity';
@@ -26,14 +26,14 @@ export function registerApprovalRoutes(app: FastifyInstance, deps: RouteDeps, ca
         throw toHttpError(err, 'the inbox');
       });
     // Only the turns visibility lists as waiting are queried; one that has moved on meanwhile drops out.
-    const states = await mapLimit(turns, 8, (t) => calls.readState(t.turnId).catch(() => undefined));
-    const approvals = inboxItems(states, identity);
+    const summaries = await mapLimit(turns, 8, (t) => calls.readSummary(t.turnId).catch(() => undefined));
+    const approvals = inboxItems(summaries, identity);
     return { approvals: canSeeArgs(identity) ? approvals : redact(approvals), turns: turns.length };
   });
 }
 
 /** The pending calls of the turns, oldest request first. */
-function inboxItems(states: (TurnState | undefined)[], identity: Identity): z.infer<typeof InboxItem>[] {
+function inboxItems(states: (TurnSummary | undefined)[], identity: Identity): z.infer<typeof InboxItem>[] {
   const approvals: z.infer<typeof InboxItem>[] = [];
   for (const state of states) {
     if (!state) continue;

@@ -20,8 +20,8 @@ export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): 
     }
     // Refuse an approver outside the gate here, so that nothing is written to the turn; the workflow
     // enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
-    const state = await calls.readStateChecked(turnId).catch((err: unknown) => calls.closedOrMissing(turnId, err));
-    const waiting = state.pendingApprovals.find((p) => p.id === body.id);
+    const summary = await calls.readSummaryChecked(turnId).catch((err: unknown) => calls.closedOrMissing(turnId, err));
+    const waiting = summary.pendingApprovals.find((p) => p.id === body.id);
     if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
       throw new HttpError(
         403,

@@ -19,10 +19,10 @@ export function registerEventRoutes(app: FastifyInstance, deps: RouteDeps, calls
     const { id } = parse(TurnIdParam, req.params, 400);
     const query = parse(EventsQuery, req.query, 400);
     const { filter, afterSeq } = resumeAndFilter(req, query);
-    const first = await calls.readStateChecked(id).catch((err: unknown) => {
+    const first = await calls.readEventsChecked(id, afterSeq).catch((err: unknown) => {
       throw toHttpError(err, `turn ${id}`);
     });
-    if (afterSeq > 0 && isTerminal(first) && !first.events.some((e) => e.seq > afterSeq)) {
+    if (afterSeq > 0 && isTerminal(first) && first.events.length === 0) {
       return reply.status(204).send();
     }
     if (openStreams >= deps.maxStreams) throw new HttpError(429, 'too many open event streams; try again later');
@@ -45,7 +45,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: RouteDeps, calls
             ...(filter && { filter }),
             redact: !content,
             first,
-            poll: () => calls.readState(id),
+            poll: (after) => calls.readEvents(id, after),
             // The live text is the model's: only for callers who may see content.
             ...(query.deltas !== 'off' && content && { live: () => deps.tiller.liveText(id) }),
             subscribe: (wake) => deps.nudges.subscribe(id, wake),

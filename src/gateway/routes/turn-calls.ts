@@ -5,6 +5,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { hasWorker, noWorkerMessage, turnVisibility } from '../../client/workers';
+import type { EventsPage, TurnSummary } from '../../core/reads';
 import type { Decision, RecordedDecision } from '../../core/schemas';
 import type { TurnState } from '../../core/state';
 import { HttpError, toHttpError } from '../errors';
@@ -55,6 +56,28 @@ export class TurnCalls {
   async readStateChecked(turnId: string): Promise<TurnState> {
     await this.requireWorker(turnId);
     return this.readState(turnId);
+  }
+
+  /** The `summary` query (no events, no tool calls: what lists and decisions need). */
+  readSummary(turnId: string): Promise<TurnSummary> {
+    return this.withDeadline(this.deps.queryTimeoutMs, () => this.deps.tiller.summary(turnId));
+  }
+
+  /** The `summary` query, after the worker check. */
+  async readSummaryChecked(turnId: string): Promise<TurnSummary> {
+    await this.requireWorker(turnId);
+    return this.readSummary(turnId);
+  }
+
+  /** The events after `afterSeq` (the `events` query). */
+  readEvents(turnId: string, afterSeq: number): Promise<EventsPage> {
+    return this.withDeadline(this.deps.queryTimeoutMs, () => this.deps.tiller.events(turnId, { afterSeq }));
+  }
+
+  /** The events after `afterSeq`, after the worker check. */
+  async readEventsChecked(turnId: string, afterSeq: number): Promise<EventsPage> {
+    await this.requireWorker(turnId);
+    return this.readEvents(turnId, afterSeq);
   }
 
   /** 503 at once, with what visibility knows, when no worker polls the turn's task queue. */
