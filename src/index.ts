@@ -6,10 +6,17 @@
 export { createWorker, defaultTools, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from './worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
 export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
-export type { TillerHooks, AgentStartContext, ToolEndContext } from './agents/hooks';
+export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
 export { assistant } from './agents/assistant';
 export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';
 export { fileTools, workspaceRoot } from './tools/files';
+export {
+  slackApprovals,
+  slackPostingFromEnv,
+  slackInteractionsFromEnv,
+  type SlackApprovalsOptions,
+  type SlackGatewayOptions,
+} from './slack';
 export { McpPool, McpUnavailableError, type McpPoolOptions } from './mcp/pool';
 export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config';
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
@@ -38,7 +45,16 @@ export { argsDigest, canonicalJson } from './core/digest';
 export * from './core/schemas';
 export type { TurnEvent, TurnEventType } from './core/events';
 export { EVENT_TYPES } from './core/events';
-export type { AgentSpec, ApprovalOutcome, ChatMessage, GateSpec, ToolCallContext, DurationLike } from './core/spec';
+export type {
+  AgentSpec,
+  ApprovalOutcome,
+  ApprovalPendingContext,
+  ApprovalResolvedContext,
+  ChatMessage,
+  GateSpec,
+  ToolCallContext,
+  DurationLike,
+} from './core/spec';
 export {
   stateQuery,
   decideUpdate,

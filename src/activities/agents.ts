@@ -59,6 +59,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       onToolStart: hooks.some((h) => h.onToolStart),
       onToolEnd: hooks.some((h) => h.onToolEnd),
       onApprovalPending: hooks.some((h) => h.onApprovalPending),
+      onApprovalResolved: hooks.some((h) => h.onApprovalResolved),
     },
     maxModelCalls: def.maxModelCalls ?? DEFAULT_MAX_MODEL_CALLS,
     limits: {

@@ -4,11 +4,14 @@
  * the workflow, which records them as HOOK_FAILED; they never fail the activity.
  */
 import { Context, log } from '@temporalio/activity';
+import { BOUNDS, deeperThan } from '../core/bounds';
 import { parseToolArgs } from '../core/args';
 import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
 import type {
   ApprovalPendingContext,
+  ApprovalReceipt,
+  ApprovalResolvedContext,
   ApproveToolResponse,
   HookFailure,
   PreviewRequest,
@@ -62,18 +65,25 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Calls one kind of hook on every hook object that has it; collects failures instead of throwing. */
-export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending'>(
+type ObserverKind = 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending' | 'onApprovalResolved';
+
+/**
+ * Calls one kind of hook on every hook object that has it (with `arg`, or `arg(hook)` per hook);
+ * collects failures instead of throwing. `onValue` sees what each returned (a throw there is that hook's failure).
+ */
+export async function runHooks<K extends ObserverKind>(
   hooks: readonly TillerHooks[],
   kind: K,
-  arg: Parameters<NonNullable<TillerHooks[K]>>[0],
+  arg: Parameters<NonNullable<TillerHooks[K]>>[0] | ((hook: TillerHooks) => Parameters<NonNullable<TillerHooks[K]>>[0]),
+  onValue?: (hook: TillerHooks, value: unknown) => void,
 ): Promise<HookFailure[]> {
   const failures: HookFailure[] = [];
   for (const hook of hooks) {
-    const fn = hook[kind] as ((a: typeof arg) => unknown) | undefined;
+    const fn = hook[kind] as ((a: unknown) => unknown) | undefined;
     if (!fn) continue;
     try {
-      await fn.call(hook, arg);
+      const value = await fn.call(hook, typeof arg === 'function' ? arg(hook) : arg);
+      onValue?.(hook, value);
     } catch (err) {
       log.warn(`hook ${kind} failed`, { hookName: hook.name, error: message(err) });
       failures.push({ hook: kind, ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) });
@@ -83,6 +93,23 @@ export async function runHooks<K extends 'onAgentStart' | 'onToolStart' | 'onToo
 }
 
 const PREVIEW_LIMIT = 2_000;
+/** Largest receipt an `onApprovalPending` hook may return (characters of JSON): it is recorded in history. */
+export const MAX_RECEIPT_CHARS = BOUNDS.receiptChars;
+
+/** A hook's return value as a receipt: plain JSON, small and shallow; else the hook failed. */
+function receiptOf(hook: TillerHooks, value: unknown): ApprovalReceipt {
+  if (deeperThan(value, BOUNDS.jsonDepth)) {
+    throw new Error(`onApprovalPending returned a receipt nested deeper than ${BOUNDS.jsonDepth} levels`);
+  }
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new Error('onApprovalPending returned a receipt that is not JSON');
+  if (json.length > MAX_RECEIPT_CHARS) {
+    throw new Error(
+      `onApprovalPending returned a receipt of ${json.length} characters; the limit is ${MAX_RECEIPT_CHARS}`,
+    );
+  }
+  return { ...(hook.name !== undefined && { hook: hook.name }), value: JSON.parse(json) };
+}
 
 export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps) {
   const validator = new McpArgsValidator();
@@ -141,10 +168,32 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       }
     },
 
-    /** Runs the `onApprovalPending` hooks; failures are reported, never thrown. */
-    async notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }> {
+    /**
+     * Runs the `onApprovalPending` hooks; failures are reported, never thrown. What a hook that also
+     * has `onApprovalResolved` returns is its receipt; other hooks' return values are ignored.
+     */
+    async notifyApprovalPending(
+      ctx: ApprovalPendingContext,
+    ): Promise<{ hookFailures: HookFailure[]; receipts?: ApprovalReceipt[] }> {
+      const receipts: ApprovalReceipt[] = [];
+      const hooks = hooksFor(ctx.call.agent, ctx.call.inheritsFrom);
+      const hookFailures = await runHooks(hooks, 'onApprovalPending', ctx, (hook, value) => {
+        if (value !== undefined && hook.onApprovalResolved) receipts.push(receiptOf(hook, value));
+      });
+      return { hookFailures, ...(receipts.length > 0 && { receipts }) };
+    },
+
+    /** Runs the `onApprovalResolved` hooks, each with its own receipts; failures are reported, never thrown. */
+    async notifyApprovalResolved({
+      receipts,
+      ...ctx
+    }: ApprovalResolvedContext): Promise<{ hookFailures: HookFailure[] }> {
+      const own = (hook: TillerHooks) => ({
+        ...ctx,
+        receipts: receipts.filter((r) => r.hook === hook.name).map((r) => r.value),
+      });
       return {
-        hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalPending', ctx),
+        hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalResolved', own),
       };
     },
 

@@ -2,7 +2,7 @@
  * Effectful hooks, plugged in per agent (or for every agent on a worker). They run in activities,
  * so they may do I/O. The turn's own observer — the state reducer — runs in the workflow.
  */
-import type { ApprovalOutcome, ApprovalPendingContext, ToolCallContext } from '../core/spec';
+import type { ApprovalOutcome, ApprovalPendingContext, ApprovalResolvedContext, ToolCallContext } from '../core/spec';
 
 export interface AgentStartContext {
   agent: string;
@@ -14,6 +14,11 @@ export interface AgentStartContext {
 export interface ToolEndContext extends ToolCallContext {
   result: string;
   durationMs: number;
+}
+
+/** `onApprovalResolved`'s context: the receipts are this hook's own (what its `onApprovalPending` returned). */
+export interface ApprovalResolvedHookContext extends Omit<ApprovalResolvedContext, 'receipts'> {
+  receipts: unknown[];
 }
 
 export interface TillerHooks {
@@ -32,6 +37,14 @@ export interface TillerHooks {
   /**
    * A call waits for a human: fired when the request is raised (`reminder: 0`), on every
    * `remindEvery` tick, and on escalation — post to chat, page someone, write an inbox row.
+   * A hook that also has `onApprovalResolved` may return a small plain-JSON receipt (at most 2,000
+   * characters, e.g. the id of the message it posted): it is recorded with the call and handed back.
    */
-  onApprovalPending?(ctx: ApprovalPendingContext): void | Promise<void>;
+  onApprovalPending?(ctx: ApprovalPendingContext): unknown;
+  /**
+   * A call that waited for a human was approved, denied or expired (not when the turn is cancelled),
+   * wherever the decision came from — update the chat message. Runs after the call's notifications,
+   * beside the flow: the call never waits for it. `ctx.receipts` are this hook's receipts, oldest first.
+   */
+  onApprovalResolved?(ctx: ApprovalResolvedHookContext): void | Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { TemporalSettings } from '../config';
 import { AesGcmCodec, keysFromEnv } from '../codec/encryption';
 import { buildGateway, hashToken } from '../gateway';
 import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';
+import { SlackConfigError, slackInteractionsFromEnv } from '../slack/config';
 import { CliError, EXIT, unreachable } from './errors';
 import { packageVersion } from './paths';
 import { untilSignal } from './worker';
@@ -35,10 +36,12 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
     return EXIT.ok;
   }
   let env;
+  let slack;
   try {
     env = gatewayOptionsFromEnv();
+    slack = slackInteractionsFromEnv();
   } catch (err) {
-    if (err instanceof GatewayConfigError) throw new CliError(err.message);
+    if (err instanceof GatewayConfigError || err instanceof SlackConfigError) throw new CliError(err.message);
     throw err;
   }
   let tiller: TillerClient;
@@ -53,6 +56,7 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
       ...env,
       ...(opts.uiOrigin !== undefined && { uiOrigin: opts.uiOrigin }),
       ...(keys.length > 0 && { codec: new AesGcmCodec(keys) }),
+      ...(slack && { slack }),
       tiller,
       version: packageVersion(),
     });
@@ -63,6 +67,7 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
         `tiller gateway at ${url} (Temporal ${settings.address}, task queue ${settings.taskQueue})`,
         `  inbox ${url}/inbox · API ${url}/openapi.json`,
         `  identities: ${ids.tokens?.length ?? 0} token(s)${ids.jwt ? ', JWT' : ''}; webhook: ${env.webhookSecret ? 'on' : 'off'}; codec: ${keys.length ? `${url}/codec (${keys.length} key(s))` : 'off'}`,
+        `  slack: ${slack ? `${url}/slack/interactions (${Object.keys(slack.approvers).length} approver(s))` : 'off'}`,
       ].join('\n') + '\n',
     );
     const signal = await untilSignal();

@@ -5,14 +5,17 @@
 import fs from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
+import type { TillerHooks } from '../agents/hooks';
 import { openAIFromEnv } from '../activities/model';
 import { defaultModel, type TemporalSettings } from '../config';
 import { ensureSearchAttributes } from '../setup';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
 import { workspaceRoot } from '../tools/files';
 import { tracingFromEnv, type Tracing } from '../observability/tracing';
+import { slackApprovals } from '../slack/hooks';
+import { SlackConfigError, slackPostingFromEnv } from '../slack/config';
 import { createWorker } from '../worker';
-import { unreachable } from './errors';
+import { CliError, unreachable } from './errors';
 import { connectOperator } from './temporal';
 
 export interface RunningWorker {
@@ -104,8 +107,23 @@ async function pickModel(log: Log): Promise<{ openai: OpenAI; scripted?: Scripte
   return { openai: openAIFromEnv({ baseURL: scripted.url, apiKey: 'demo' }), scripted };
 }
 
+/** The Slack hook when TILLER_SLACK_CHANNEL is set (src/slack/config.ts); a bad setting stops the start. */
+function slackHooksFromEnv(log: Log): TillerHooks[] {
+  let config;
+  try {
+    config = slackPostingFromEnv();
+  } catch (err) {
+    if (err instanceof SlackConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  if (!config) return [];
+  log(`slack: posting approval requests to ${config.channel}${config.showArgs ? ' (with arguments)' : ''}`);
+  return [slackApprovals(config)];
+}
+
 export async function startCliWorker(settings: TemporalSettings, log: Log): Promise<RunningWorker> {
   installRuntime();
+  const hooks = slackHooksFromEnv(log);
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(settings.connectionOptions);
@@ -130,6 +148,7 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
       openai: model.openai,
       searchAttributes,
       tracing: tracing ?? false,
+      hooks,
       ...(bundle.codePath && { workflowBundle: { codePath: bundle.codePath } }),
     });
     const done = worker.run();

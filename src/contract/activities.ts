@@ -6,6 +6,8 @@
  */
 import type {
   ApprovalPendingContext,
+  ApprovalReceipt,
+  ApprovalResolvedContext,
   ApproveToolResponse,
   HookFailure,
   ModelRequest,
@@ -32,8 +34,15 @@ export interface TillerActivities {
   previewTool(req: PreviewRequest): Promise<PreviewResponse>;
   /** The agent's `approveTool` hooks decide a call: proceed, deny, or ask a human. */
   approveTool(call: ToolCallContext): Promise<ApproveToolResponse>;
-  /** Fires `onApprovalPending` (on the request, each reminder and escalation). */
-  notifyApprovalPending(ctx: ApprovalPendingContext): Promise<{ hookFailures: HookFailure[] }>;
+  /**
+   * Fires `onApprovalPending` (on the request, each reminder and escalation). `receipts`:
+   * what hooks that also have `onApprovalResolved` returned.
+   */
+  notifyApprovalPending(
+    ctx: ApprovalPendingContext,
+  ): Promise<{ hookFailures: HookFailure[]; receipts?: ApprovalReceipt[] }>;
+  /** Fires `onApprovalResolved`: a call that waited for a human was approved, denied or expired. */
+  notifyApprovalResolved(ctx: ApprovalResolvedContext): Promise<{ hookFailures: HookFailure[] }>;
   /** Runs a tool with `onToolStart` / `onToolEnd` around it; a tool's own failure is a result. */
   runTool(req: RunToolRequest): Promise<RunToolResponse>;
 }

@@ -23,11 +23,41 @@ export const BOUNDS = {
   callsPerResponse: 64,
   /** A model response, as JSON (it is recorded in history as the activity's result). */
   modelResponseBytes: 1_000_000,
+  /** A receipt an `onApprovalPending` hook returns, as JSON (it is recorded in history and carried). */
+  receiptChars: 2_000,
+  /** Receipts kept per waiting call for `onApprovalResolved`: the newest this many. */
+  receiptsPerCall: 20,
   /** The `state` query's answer and a turn's result, in UTF-8 bytes (Temporal's payload limit is 2 MB). */
   stateBytes: 1_000_000,
   /** Events in one page of the `events` query (src/core/reads.ts); a page also stays under `stateBytes`. */
   eventsPage: 500,
 } as const;
+
+/** A hook's receipt (`ApprovalReceipt` in ./spec, which this module does not import: spec → schemas → bounds). */
+export interface Receipt {
+  hook?: string;
+  value: unknown;
+}
+
+/**
+ * Adds what a notification returned to the call's receipts: untrusted in size (a hook made them), so a
+ * receipt that is not `{hook?, value}` with a JSON value of at most `BOUNDS.receiptChars` characters
+ * (nested at most `BOUNDS.jsonDepth` levels) is dropped, and only the newest `BOUNDS.receiptsPerCall` are kept.
+ */
+export function keepReceipts(kept: readonly Receipt[] | undefined, added: unknown): Receipt[] {
+  const fresh = (Array.isArray(added) ? added.slice(-BOUNDS.receiptsPerCall) : []).filter(isReceipt);
+  return [...(kept ?? []), ...fresh].slice(-BOUNDS.receiptsPerCall);
+}
+
+function isReceipt(r: unknown): r is Receipt {
+  if (!r || typeof r !== 'object' || !('value' in r)) return false;
+  const { hook, value } = r as { hook?: unknown; value: unknown };
+  if (hook !== undefined && (typeof hook !== 'string' || hook.length > BOUNDS.name)) return false;
+  // Depth first (walked iteratively), so that measuring cannot overflow the stack.
+  if (deeperThan(value, BOUNDS.jsonDepth)) return false;
+  const json = JSON.stringify(value);
+  return json !== undefined && json.length <= BOUNDS.receiptChars;
+}
 
 /** `text` cut to `max` characters with a marker that says how long it was. */
 export function clip(text: string, max: number): string {

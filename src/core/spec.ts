@@ -5,6 +5,7 @@
  */
 
 import type { Duration } from '@temporalio/common';
+import type { RecordedDecision } from './schemas';
 
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
 export type DurationLike = Duration;
@@ -88,6 +89,8 @@ export interface AgentSpec {
     onToolStart: boolean;
     onToolEnd: boolean;
     onApprovalPending?: boolean;
+    /** Absent in specs recorded before `onApprovalResolved` existed. */
+    onApprovalResolved?: boolean;
   };
   maxModelCalls: number;
   /** Guardrails (OWASP LLM06/LLM10); absent in specs recorded before 0.2, which then run unlimited. */
@@ -114,7 +117,7 @@ export type ChatMessage =
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 export interface HookFailure {
-  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending';
+  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending' | 'onApprovalResolved';
   hookName?: string;
   error: string;
 }
@@ -229,10 +232,33 @@ export type ValidateArgsResponse = { ok: true } | { ok: false; error: string };
 
 export interface ApprovalPendingContext {
   call: ToolCallContext;
+  /**
+   * The pending call's `argsDigest`, exactly as the turn checks it (salted per turn, so only the turn
+   * can say it): a decision that carries it applies to these arguments only.
+   */
+  argsDigest: string;
   /** 0 when the request is raised, then 1, 2, … for each reminder. */
   reminder: number;
   approvers?: string[];
   expiresAt?: string;
   escalated: boolean;
   preview?: string;
+}
+
+/** What a hook's `onApprovalPending` returned (e.g. the chat message it posted), kept for its `onApprovalResolved`. */
+export interface ApprovalReceipt {
+  /** The `name` of the hook that returned it. */
+  hook?: string;
+  /** Small plain JSON (at most 2,000 characters). */
+  value: unknown;
+}
+
+export interface ApprovalResolvedContext {
+  call: ToolCallContext;
+  /** How the wait ended: a human approved or denied the call, or nobody decided in time. */
+  outcome: 'approved' | 'denied' | 'timed_out';
+  /** The recorded decision, when a human decided. */
+  decision?: RecordedDecision;
+  /** What the `onApprovalPending` hooks returned for this call (the newest 20), once they have all run. */
+  receipts: ApprovalReceipt[];
 }

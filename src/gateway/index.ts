@@ -97,12 +97,14 @@ function routeDeps(opts: GatewayOptions, webhook: WebhookVerifier | undefined, c
   return {
     tiller: opts.tiller,
     ...(webhook && { webhook }),
+    ...(opts.slack && { slack: opts.slack }),
     nudges: new Nudges(),
     openapi: () =>
       (doc ??= openApiDocument({
         version: opts.version ?? '0.0.0',
         webhook: webhook !== undefined,
         codec: !!opts.codec,
+        slack: !!opts.slack,
       })),
     queryTimeoutMs: opts.queryTimeoutMs ?? 10_000,
     decideTimeoutMs: opts.decideTimeoutMs ?? 30_000,

@@ -37,6 +37,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'unknown turn',
   409: 'the decision conflicts with the turn (not pending, already decided, replayed webhook …)',
   413: 'body too large',
+  415: 'unsupported content type',
   422: 'the body does not match the schema (or edited arguments fail the tool schema)',
   429: 'rate limited',
   503: 'no worker polls the turn’s task queue (the answer carries `turn`: what visibility knows)',
@@ -240,12 +241,53 @@ function webhookPaths(): Record<string, unknown> {
   };
 }
 
-export function openApiDocument(opts: { version: string; webhook: boolean; codec?: boolean }): Record<string, unknown> {
+/** Slack's interactivity URL (src/gateway/routes/slack.ts). */
+function slackPaths(): Record<string, unknown> {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description,
+  });
+  return {
+    '/slack/interactions': {
+      post: {
+        summary: "Slack's interactivity requests (Approve / Deny buttons, the deny modal): v0-signed, answered at once",
+        security: [],
+        parameters: [
+          header('X-Slack-Request-Timestamp', 'unix seconds; within 5 minutes'),
+          header('X-Slack-Signature', 'v0=<hex HMAC-SHA256(signing secret, `v0:${timestamp}:${rawBody}`)>'),
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', properties: { payload: { type: 'string' } }, required: ['payload'] },
+            },
+          },
+        },
+        responses: {
+          '200': { description: "acknowledged (empty), or a modal's `response_action: errors`" },
+          ...errors(400, 401, 409, 413, 415),
+        },
+      },
+    },
+  };
+}
+
+export function openApiDocument(opts: {
+  version: string;
+  webhook: boolean;
+  codec?: boolean;
+  slack?: boolean;
+}): Record<string, unknown> {
   const paths: Record<string, unknown> = {
     ...turnPaths(),
     ...otherPaths(),
     ...(opts.codec && codecPaths()),
     ...(opts.webhook && webhookPaths()),
+    ...(opts.slack && slackPaths()),
   };
   return {
     openapi: '3.1.0',

@@ -4,6 +4,7 @@
  */
 import type { PayloadCodec } from '@temporalio/common';
 import type { TillerClient } from '../client';
+import type { SlackGatewayOptions } from '../slack/config';
 import type { IdentityConfig, IdentityVerifier } from './identity';
 
 export interface GatewayOptions {
@@ -39,6 +40,8 @@ export interface GatewayOptions {
    * codec, to identities with the `codec` right; `tiller serve` passes the TILLER_ENCRYPTION_KEYS codec.
    */
   codec?: PayloadCodec;
+  /** Enables POST /slack/interactions: Approve / Deny from Slack (see src/slack). */
+  slack?: SlackGatewayOptions;
   /** Reported in the OpenAPI document. */
   version?: string;
   /** Called with unexpected (5xx) errors; default: one line on stderr. */

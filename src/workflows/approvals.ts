@@ -7,14 +7,23 @@
 import { condition, patched, workflowInfo } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { describeApprovers, mayDecide } from '../core/approvers';
+import { keepReceipts } from '../core/bounds';
 import { argsDigest } from '../core/digest';
 import { deniedResult, timedOutResult } from '../core/policy';
 import { refusedPayload } from '../core/failures';
 import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
-import type { AgentSpec, ApprovalPendingContext, GateSpec, ToolCallContext, ValidateArgsResponse } from '../core/spec';
+import type {
+  AgentSpec,
+  ApprovalPendingContext,
+  ApprovalReceipt,
+  ApprovalResolvedContext,
+  GateSpec,
+  ToolCallContext,
+  ValidateArgsResponse,
+} from '../core/spec';
 import { subAgentInput } from '../core/subagents';
 import { acts, hookOptions } from './activities';
-import { PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
+import { PATCH_APPROVAL_RESOLVED_HOOK, PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
@@ -40,12 +49,21 @@ export interface WaitingCall {
   deadline?: number | undefined;
   nextReminder?: number | undefined;
   reminder: number;
+  /**
+   * What the `onApprovalPending` hooks returned for this call so far (the newest
+   * `BOUNDS.receiptsPerCall`), for `onApprovalResolved`. Absent in waits carried before receipts.
+   */
+  receipts?: ApprovalReceipt[] | undefined;
 }
 
 interface Waiter extends WaitingCall {
   /** Set while an accepted decision with edited arguments is being validated. */
   deciding: boolean;
   decision?: RecordedDecision;
+  /** This run's `onApprovalPending` activities for the call, settled or not (never carried). */
+  notifications: Promise<void>[];
+  /** How many of them are still running. */
+  notifying: number;
 }
 
 export interface DeskDeps {
@@ -54,8 +72,15 @@ export interface DeskDeps {
   maxArgsChars?(): number | undefined;
   /** Validates edited arguments against the tool's schema (an activity: the schema lives in the worker). */
   validateArgs(tool: string, args: unknown): Promise<ValidateArgsResponse>;
-  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any. */
-  notifyPending?(ctx: ApprovalPendingContext): Promise<void>;
+  /** Fires the `onApprovalPending` hooks (an activity), when the agent has any; returns their receipts. */
+  notifyPending?(ctx: ApprovalPendingContext): Promise<ApprovalReceipt[]>;
+  /** Fires the `onApprovalResolved` hooks (an activity) once `receipts` (the call's notifications) have settled. */
+  notifyResolved?(ctx: Omit<ApprovalResolvedContext, 'receipts'>, receipts: Promise<ApprovalReceipt[]>): Promise<void>;
+  /**
+   * Whether receipts matter (the agent has `onApprovalResolved` hooks): then a call is not quiet — the
+   * turn does not continue as new — while one of its notifications runs, so its receipt is carried.
+   */
+  keepsReceipts?(): boolean;
 }
 
 interface Stage {
@@ -230,8 +255,11 @@ export class ApprovalDesk {
       digest: argsDigest(call.tool, call.args, salt),
       emptyMeansNobody: stages.some((s) => s.approvers?.length === 0) && patched(PATCH_EMPTY_APPROVERS_MEAN_NOBODY),
       deciding: false,
+      notifications: [],
+      notifying: 0,
       stage: 0,
       reminder: 0,
+      receipts: [],
       ...(first.approvers && { approvers: first.approvers }),
       ...(preview !== undefined && { preview }),
     };
@@ -251,24 +279,43 @@ export class ApprovalDesk {
     return this.waitFor(waiter, false);
   }
 
+  /**
+   * Takes the waits carried from the turn's previous run before the decision handlers are set: a
+   * decision delivered with the run's first task (Temporal hands it to the handler as it is set) then
+   * finds its call pending instead of being refused. `resume` waits on them.
+   */
+  adopt(waits: readonly WaitingCall[]): void {
+    for (const waiting of waits) this.waiters[waiting.call.toolCallId] = carriedWaiter(waiting);
+  }
+
   /** Resumes a wait carried from the turn's previous run: the same deadlines, no new request. */
   resume(waiting: WaitingCall): Promise<WaitOutcome> {
-    const waiter: Waiter = { ...waiting, deciding: false };
-    this.waiters[waiting.call.toolCallId] = waiter;
+    const id = waiting.call.toolCallId;
+    const waiter = (this.waiters[id] ??= carriedWaiter(waiting));
     return this.waitFor(waiter, true);
   }
 
-  /** Whether this call waits for a human right now (and no decision on it is being applied). */
+  /**
+   * Whether this call waits for a human right now, and nothing of it is in flight: no decision on it
+   * is being applied, and — when receipts matter — none of its notifications runs.
+   */
   isWaiting(toolCallId: string): boolean {
     const waiter = this.waiters[toolCallId];
-    return waiter !== undefined && !waiter.deciding && waiter.decision === undefined;
+    if (waiter === undefined || waiter.deciding || waiter.decision !== undefined) return false;
+    return waiter.notifying === 0 || !this.deps.keepsReceipts?.();
   }
 
   /** Where the call's wait stands, to carry into the next run. */
   snapshot(toolCallId: string): WaitingCall | undefined {
     const waiter = this.waiters[toolCallId];
     if (!waiter) return undefined;
-    const { deciding: _deciding, decision: _decision, ...waiting } = waiter;
+    const {
+      deciding: _deciding,
+      decision: _decision,
+      notifications: _notifications,
+      notifying: _notifying,
+      ...waiting
+    } = waiter;
     return waiting;
   }
 
@@ -280,6 +327,7 @@ export class ApprovalDesk {
       if (!this.deps.notifyPending) return;
       const ctx: ApprovalPendingContext = {
         call,
+        argsDigest: waiter.digest,
         reminder: waiter.reminder,
         escalated,
         ...(waiter.approvers && { approvers: waiter.approvers }),
@@ -287,7 +335,16 @@ export class ApprovalDesk {
         ...(waiter.preview !== undefined && { preview: waiter.preview }),
       };
       // Notifications run beside the wait: a decision is never held up by a slow notifier.
-      this.deps.notifyPending(ctx).catch(() => undefined);
+      waiter.notifying++;
+      waiter.notifications.push(
+        this.deps.notifyPending(ctx).then(
+          (r) => {
+            waiter.notifying--;
+            waiter.receipts = keepReceipts(waiter.receipts, r);
+          },
+          () => void waiter.notifying--,
+        ),
+      );
     };
 
     try {
@@ -340,6 +397,12 @@ export class ApprovalDesk {
       delete this.waiters[call.toolCallId];
     }
 
+    const { decision } = waiter;
+    const outcome = !decision ? 'timed_out' : decision.approved ? 'approved' : 'denied';
+    // Receipts carried from earlier runs are in `waiter.receipts` already; this run's come as they settle.
+    const settled = Promise.all(waiter.notifications).then(() => waiter.receipts ?? []);
+    // Beside the flow too: the call goes on at once, the hooks hear of it when its notifications are done.
+    this.deps.notifyResolved?.({ call, outcome, ...(decision && { decision }) }, settled).catch(() => undefined);
     if (!waiter.decision) {
       const result =
         stages.length > 1
@@ -352,6 +415,17 @@ export class ApprovalDesk {
       ? { type: 'approved', decision: waiter.decision }
       : { type: 'refused', result: deniedResult(waiter.decision.reason) };
   }
+}
+
+/** A carried wait as this run keeps it: receipts bounded again, like anything a run is started with. */
+function carriedWaiter(waiting: WaitingCall): Waiter {
+  return {
+    ...waiting,
+    receipts: keepReceipts(undefined, waiting.receipts),
+    deciding: false,
+    notifications: [],
+    notifying: 0,
+  };
 }
 
 function rejected(reason: string): { type: 'rejected'; reason: string } {
@@ -370,13 +444,13 @@ function describePayload(raw: unknown): { id?: string; approver?: string } {
 
 /**
  * The activities behind a turn's desk: edited arguments are checked against the tool's schema in the
- * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` hooks fire when
- * the agent has any. `agent` is the turn's spec once it is known.
+ * worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` /
+ * `onApprovalResolved` hooks fire when the agent has any. `agent` is the turn's spec once it is known.
  */
 export function deskActivities(
   recorder: TurnRecorder,
   agent: () => AgentSpec | undefined,
-): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'maxArgsChars'> {
+): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'notifyResolved' | 'maxArgsChars' | 'keepsReceipts'> {
   return {
     maxArgsChars: () => agent()?.limits?.maxToolArgChars,
     validateArgs(tool, args) {
@@ -388,10 +462,23 @@ export function deskActivities(
       const checked = subAgentInput(tool, args);
       return Promise.resolve(checked.type === 'valid' ? { ok: true } : { ok: false, error: checked.error });
     },
+    keepsReceipts: () => agent()?.hooks.onApprovalResolved === true,
     async notifyPending(ctx) {
-      if (!agent()?.hooks.onApprovalPending) return;
+      if (!agent()?.hooks.onApprovalPending) return [];
       const summary = `notify ${ctx.call.tool} pending${ctx.reminder ? ` (reminder ${ctx.reminder})` : ''}`;
       const done = await acts.notifyApprovalPending.executeWithOptions({ ...hookOptions, summary }, [ctx]);
+      recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
+      return done.receipts ?? [];
+    },
+    async notifyResolved(ctx, receipts) {
+      if (!agent()?.hooks.onApprovalResolved) return;
+      const kept = await receipts;
+      // A new command: checked where it is scheduled, so histories without the marker replay without it.
+      if (!patched(PATCH_APPROVAL_RESOLVED_HOOK)) return;
+      const summary = `notify ${ctx.call.tool} ${ctx.outcome.replace('_', ' ')}`;
+      const done = await acts.notifyApprovalResolved.executeWithOptions({ ...hookOptions, summary }, [
+        { ...ctx, receipts: kept },
+      ]);
       recorder.hookFailures(done.hookFailures, ctx.call.toolCallId);
     },
   };

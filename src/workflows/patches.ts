@@ -26,5 +26,15 @@ export const PATCH_SALTED_ARGS_DIGEST = 'salted-args-digest';
  */
 export const PATCH_EMPTY_APPROVERS_MEAN_NOBODY = 'empty-approvers-mean-nobody';
 
+/** A call that waited for a human fires the `onApprovalResolved` hooks (an activity) once it is decided or expires. */
+export const PATCH_APPROVAL_RESOLVED_HOOK = 'approval-resolved-hook';
+
+/**
+ * A continued turn takes its carried waits before it sets the decision handlers, so a decision that
+ * arrives with the run's first task is applied; before the patch it was refused as "not pending" (a
+ * signal's refusal is in history, hence the patch).
+ */
+export const PATCH_CARRIED_WAITS_FIRST = 'carried-waits-first';
+
 /** Since 0.4 read-only tools (`readOnly`, MCP `readOnlyHint`) run as local activities unless they opt out. */
 export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';

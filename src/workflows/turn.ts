@@ -39,7 +39,7 @@ import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
 import { callModel, checkLimits, TurnFailure, type ModelStep } from './model-call';
-import { PATCH_TURN_CONTINUE_AS_NEW } from './patches';
+import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
 import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -61,6 +61,9 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const budget = new RunBudget(input.maxHistoryEvents);
   const subAgents = new SubAgents(recorder);
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
+  // Before the handlers: a decision that came with this run's first task must find its carried wait.
+  const carriedWaits = carried?.batch?.calls.flatMap((c) => (c.waiting ? [c.waiting] : [])) ?? [];
+  if (carriedWaits.length > 0 && patched(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
   setHandler(stateQuery, () => budgetedState(state), { description: STATE_DESCRIPTION });
   serveReads(state);

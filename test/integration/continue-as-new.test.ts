@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
 import { recordFixture } from '../support/fixtures';
 import { defineAgent } from '../../src/agents/define';
+import type { ApprovalResolvedHookContext, TillerHooks } from '../../src/agents/hooks';
 import { WORKFLOW_TYPE_TURN } from '../../src/contract';
 
 let h: Harness;
@@ -141,6 +142,76 @@ test('a long turn continues as new between model calls; its answer, usage and co
     expect(messages.filter((m: any) => m.role === 'assistant')).toHaveLength(steps);
   });
 });
+
+test("a hook's receipt is carried: no continue-as-new while its notification runs; onApprovalResolved gets it in the next run", async () => {
+  h.model.setScript([
+    { toolCalls: [{ id: 'r1', name: 'delete_file', arguments: { path: 'nothing-here.txt' } }] },
+    { content: 'done' },
+  ]);
+  let post!: () => void;
+  const posted = new Promise<void>((r) => (post = r));
+  let notified!: () => void;
+  const notifying = new Promise<void>((r) => (notified = r));
+  let heard!: (ctx: ApprovalResolvedHookContext) => void;
+  const resolved = new Promise<ApprovalResolvedHookContext>((r) => (heard = r));
+  const chat: TillerHooks = {
+    name: 'chat',
+    // The message is "posted" only when the test says so: until then the notification is in flight.
+    async onApprovalPending(ctx) {
+      notified();
+      await posted;
+      return { channel: 'C1', ts: `posted-${ctx.reminder}` };
+    },
+    onApprovalResolved: (ctx) => heard(ctx),
+  };
+  const turnId = h.turnId('can-receipt');
+  await h.withWorker(
+    async () => {
+      try {
+        await receiptCarried();
+      } finally {
+        post(); // a failed expectation must not leave the hook (and the worker's shutdown) waiting
+      }
+    },
+    { hooks: [chat] },
+  );
+
+  async function receiptCarried() {
+    await start(turnId, 40);
+    await waitForState(h.tiller, turnId, awaitingApproval);
+    await notifying;
+    const firstRun = (await h.client.workflow.getHandle(turnId).describe()).runId;
+    for (let i = 0; i < 12; i++) await h.tiller.signalDecision(turnId, { id: `junk-${i}`, approved: true });
+    await waitForState(h.tiller, turnId, (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 12);
+    // Past its budget, but the call's notification runs: the turn is not quiet, it stays in this run.
+    expect(await runs(turnId)).toEqual([firstRun]);
+
+    post();
+    const next = await nextRun(turnId, firstRun);
+    expect((await h.client.workflow.getHandle(turnId, firstRun).describe()).status.name).toBe('CONTINUED_AS_NEW');
+    await h.tiller.approve(turnId, 'r1', { approver: 'ops' });
+    const ctx = await resolved;
+    expect(ctx).toMatchObject({ outcome: 'approved', decision: { approver: 'ops' }, call: { toolCallId: 'r1' } });
+    // The receipt came back from the first run, once (the next run resumed the wait without a new request).
+    expect(ctx.receipts).toEqual([{ channel: 'C1', ts: 'posted-0' }]);
+    expect((await h.tiller.result(turnId)).status).toBe('completed');
+    for (const runId of [firstRun, next]) expect(await failedWorkflowTasks(turnId, runId)).toEqual([]);
+    // Replay fixtures: the run held back by its notification, and the run that took the carried wait first.
+    await recordFixture(h.client, turnId, 'receipt-carried-first-run', firstRun);
+    await recordFixture(h.client, turnId, 'receipt-carried-second-run', next);
+  }
+});
+
+/** The run after `runId`, once the turn has continued as new (polls describe: the server's own view). */
+async function nextRun(turnId: string, runId: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const current = (await h.client.workflow.getHandle(turnId).describe()).runId;
+    if (current !== runId) return current;
+    if (Date.now() > deadline) throw new Error(`${turnId} did not continue as new`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 function assistantWithTimeout(timeout: `${number} seconds`) {
   return defineAgent({

@@ -1,5 +1,5 @@
 /** The bounds on what a turn keeps (src/core/bounds.ts): iterative, marked, and within budget for any input. */
-import { boundEvent, boundJson, BOUNDS, clip, deeperThan, jsonBytes } from '../../src/core/bounds';
+import { boundEvent, boundJson, BOUNDS, clip, deeperThan, jsonBytes, keepReceipts } from '../../src/core/bounds';
 import { parseToolArgs } from '../../src/core/args';
 import { CallIds } from '../../src/core/call-ids';
 import { Decision } from '../../src/core/schemas';
@@ -96,6 +96,39 @@ test('the state query stays under its byte budget whatever was recorded', () => 
   // A state within budget is answered as it is.
   const small = createTurnState({ turnId: 't', agent: 'a' });
   expect(budgetedState(small)).toBe(small);
+});
+
+test('hook receipts are bounded: malformed, oversized and too deep ones are dropped, the newest receiptsPerCall kept', () => {
+  const ok = (n: number) => ({ hook: 'chat', value: { ts: `${n}` } });
+  // Not an array, or entries that are not receipts: nothing is added.
+  expect(keepReceipts(undefined, 'junk')).toEqual([]);
+  expect(keepReceipts(undefined, { value: 1 })).toEqual([]);
+  expect(
+    keepReceipts(undefined, [
+      null,
+      7,
+      { hook: 'chat' },
+      { hook: 3, value: 1 },
+      { hook: 'h'.repeat(BOUNDS.name + 1), value: 1 },
+      { hook: 'chat', value: 'x'.repeat(BOUNDS.receiptChars) },
+      { hook: 'chat', value: nested(BOUNDS.jsonDepth + 1) },
+      { hook: 'chat', value: () => 1 },
+    ]),
+  ).toEqual([]);
+  // At the limits: kept.
+  const big = { hook: 'chat', value: 'x'.repeat(BOUNDS.receiptChars - 2) };
+  expect(keepReceipts(undefined, [big, { value: null }])).toEqual([big, { value: null }]);
+  // Many at once, and many over time: only the newest receiptsPerCall.
+  const many = Array.from({ length: 1_000 }, (_, i) => ok(i));
+  const kept = keepReceipts([ok(-1)], many);
+  expect(kept).toHaveLength(BOUNDS.receiptsPerCall);
+  expect(kept.at(-1)).toEqual(ok(999));
+  expect(kept[0]).toEqual(ok(1_000 - BOUNDS.receiptsPerCall));
+  let running: ReturnType<typeof keepReceipts> = [];
+  for (let i = 0; i < 50; i++) running = keepReceipts(running, [ok(i)]);
+  expect(running.map((r) => (r.value as { ts: string }).ts)).toEqual(
+    Array.from({ length: BOUNDS.receiptsPerCall }, (_, i) => `${50 - BOUNDS.receiptsPerCall + i}`),
+  );
 });
 
 test('a __proto__ key in model arguments stays an own key of the bounded copies (shown, not a prototype change)', () => {

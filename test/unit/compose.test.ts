@@ -20,8 +20,8 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
  * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
- * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB) and src/gateway/env.ts
- * (TILLER_GATEWAY_*). Keep it in step with the README
+ * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
+ * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with the README
  * when a variable is added: the worker's and the gateway's env must be subsets of it.
  */
 const PROJECT_ENV = new Set([
@@ -66,6 +66,7 @@ const PROJECT_ENV = new Set([
     'TRUST_PROXY',
     'UI_ORIGIN',
   ].map((v) => `TILLER_GATEWAY_${v}`),
+  ...['BOT_TOKEN', 'CHANNEL', 'SIGNING_SECRET', 'APPROVERS', 'API_URL', 'SHOW_ARGS'].map((v) => `TILLER_SLACK_${v}`),
 ]);
 
 interface Service {
@@ -231,6 +232,20 @@ test('the gateway gets env the project reads: the compose server, identities and
   }
   // No model key in the gateway: it never calls the model.
   expect(names).not.toContain('OPENAI_API_KEY');
+});
+
+test('Slack passes through from the host: posting settings to the worker, interactivity to the gateway', () => {
+  const posting = ['TILLER_SLACK_BOT_TOKEN', 'TILLER_SLACK_CHANNEL', 'TILLER_SLACK_API_URL', 'TILLER_SLACK_SHOW_ARGS'];
+  const clicks = ['TILLER_SLACK_BOT_TOKEN', 'TILLER_SLACK_SIGNING_SECRET', 'TILLER_SLACK_APPROVERS'];
+  for (const name of posting) expect(env('worker')[name]).toBeNull();
+  for (const name of [...clicks, 'TILLER_SLACK_API_URL', 'TILLER_SLACK_SHOW_ARGS'])
+    expect(env('gateway')[name]).toBeNull();
+  // The signing secret and the approver map belong to the gateway only.
+  expect(Object.keys(env('worker'))).not.toContain('TILLER_SLACK_SIGNING_SECRET');
+  expect(Object.keys(env('worker'))).not.toContain('TILLER_SLACK_APPROVERS');
+  // Every TILLER_SLACK_* variable the code reads is one compose knows.
+  const read = fs.readFileSync(path.join(ROOT, 'src/slack/config.ts'), 'utf8').match(/TILLER_SLACK_[A-Z_]+/g) ?? [];
+  for (const name of new Set(read)) expect(PROJECT_ENV.has(name)).toBe(true);
 });
 
 test('the setup job registers exactly the search attributes of src/workflows/search-attributes.ts', () => {

@@ -1,7 +1,8 @@
 /**
  * The gateway's routes, one module per resource. Every route but the public ones (/inbox,
- * /openapi.json, /healthz) and the signed webhook needs a verified identity (see ../auth.ts) with the
- * route's right; decisions carry that identity as the approver, never one from the body.
+ * /openapi.json, /healthz) and the signed webhooks (ours, Slack's interactions) needs a verified
+ * identity (see ../auth.ts) with the route's right; decisions carry that identity as the approver,
+ * never one from the body.
  */
 import type { FastifyInstance } from 'fastify';
 import { registerInboxPage } from '../inbox';
@@ -10,6 +11,7 @@ import { registerDecisionRoutes } from './decisions';
 import { registerEventRoutes } from './events';
 import { registerMetaRoutes } from './meta';
 import type { RouteDeps } from './shared';
+import { registerSlackRoutes } from './slack';
 import { TurnCalls } from './turn-calls';
 import { registerTurnRoutes } from './turns';
 import { registerWebhookRoute } from './webhook';
@@ -26,5 +28,6 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): () => Pro
   registerDecisionRoutes(app, calls);
   registerApprovalRoutes(app, deps, calls);
   if (deps.webhook) registerWebhookRoute(app, deps.webhook, calls);
+  if (deps.slack) registerSlackRoutes(app, deps.slack, calls);
   return () => calls.settled();
 }

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { TillerClient } from '../../client';
 import { formatZodError } from '../../core/schemas';
+import type { SlackGatewayOptions } from '../../slack/config';
 import { HttpError } from '../errors';
 import type { Nudges } from '../sse';
 import type { WebhookVerifier } from '../webhook';
@@ -9,6 +10,8 @@ import type { WebhookVerifier } from '../webhook';
 export interface RouteDeps {
   tiller: TillerClient;
   webhook?: WebhookVerifier;
+  /** Slack interactivity (POST /slack/interactions), when configured. */
+  slack?: SlackGatewayOptions;
   nudges: Nudges;
   openapi: () => Record<string, unknown>;
   queryTimeoutMs: number;
