@@ -3,7 +3,15 @@
  * Workflow code lives in `tiller/workflows` (bundled by the worker); the scripted model for tests
  * and offline demos in `tiller/testing`.
  */
-export { createWorker, defaultTools, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from './worker';
+export {
+  createWorker,
+  defaultTools,
+  PRELOAD_MODULES,
+  requireSearchAttributes,
+  SearchAttributesMissing,
+  workflowsPath,
+  type CreateWorkerOptions,
+} from './worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
 export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
