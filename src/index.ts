@@ -14,6 +14,7 @@ export {
 } from './worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
 export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
+export { ModelSettings, chatCompletionFields, maxTokensFieldFor } from './core/model-settings';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
 export { assistant } from './agents/assistant';
 export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';

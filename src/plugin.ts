@@ -20,7 +20,7 @@ import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@tempora
 import type OpenAI from 'openai';
 import { createActivities } from './activities';
 import { openAIFromEnv } from './activities/model';
-import type { AgentDefinition } from './agents/define';
+import { checkedModelSettings, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
@@ -127,6 +127,7 @@ export interface TillerPluginOptions {
 function checkAgents(agents: readonly AgentDefinition[], tools: readonly ToolDefinition<any>[], mcp?: McpPool): void {
   const toolNames = new Set(tools.map((t) => t.name));
   for (const agent of agents) {
+    checkedModelSettings(agent); // also for agents built without defineAgent
     const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
     if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
     const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));

@@ -68,6 +68,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       maxToolResultChars: def.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
     },
     stream: def.stream ?? true,
+    ...(def.modelSettings !== undefined && { modelSettings: def.modelSettings }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
   };

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { BOUNDS, jsonBytes } from '../core/bounds';
+import { chatCompletionFields, maxTokensFieldFor, type MaxTokensField } from '../core/model-settings';
 import { resolveConversation } from '../core/conversation';
 import { ConversationCache, expectedNext, extendChain } from './conversation-cache';
 import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../core/failures';
@@ -147,8 +148,10 @@ async function promptOf(req: ModelRequest, ctx: Context, cache: ConversationCach
   return { ...req, messages: resolved.messages, tools };
 }
 
-function toParams(req: Prompt): ChatCompletionCreateParams {
+function toParams(req: Prompt, maxTokensField: MaxTokensField): ChatCompletionCreateParams {
   return {
+    // The agent's settings first: the fields Tiller sets win (extraBody may not name them either).
+    ...(chatCompletionFields(req.settings, maxTokensField) as Partial<ChatCompletionCreateParams>),
     model: req.model,
     messages: req.messages as ChatCompletionCreateParams['messages'],
     ...(req.tools.length > 0 && {
@@ -176,7 +179,7 @@ function bad(message: string): never {
 
 async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartbeat: (content: string) => void) {
   const stream = await client.chat.completions.create(
-    { ...toParams(req), stream: true, stream_options: { include_usage: true } },
+    { ...toParams(req, maxTokensFieldFor(client.baseURL)), stream: true, stream_options: { include_usage: true } },
     { signal },
   );
   let content = '';
@@ -215,7 +218,10 @@ async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartb
 }
 
 async function unary(client: OpenAI, req: Prompt, signal: AbortSignal) {
-  const completion = await client.chat.completions.create({ ...toParams(req), stream: false }, { signal });
+  const completion = await client.chat.completions.create(
+    { ...toParams(req, maxTokensFieldFor(client.baseURL)), stream: false },
+    { signal },
+  );
   const choice = completion?.choices?.[0];
   if (!choice?.message) bad('no choices in the completion');
   const calls = (choice.message.tool_calls ?? []).flatMap((tc) =>

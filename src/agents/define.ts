@@ -1,4 +1,6 @@
 /** `defineAgent`: instructions, the tools it may use, its approval policy and its own hooks. */
+import { ModelSettings } from '../core/model-settings';
+import { formatZodError } from '../core/schemas';
 import type { DurationLike, GateSpec } from '../core/spec';
 import type { TillerHooks } from './hooks';
 
@@ -41,6 +43,12 @@ export interface AgentDefinition {
   hooks?: TillerHooks[];
   /** Stop with a clear failure after this many model calls (default 20). */
   maxModelCalls?: number;
+  /**
+   * Sent on every model call of this agent as Chat Completions fields (`temperature`, `top_p`,
+   * `max_tokens` / `max_completion_tokens`, `tool_choice`, `parallel_tool_calls`, `reasoning_effort`,
+   * `seed`, `stop`; `extraBody` merged last). Validated by `defineAgent`; recorded in `AGENT_STARTED`.
+   */
+  modelSettings?: ModelSettings;
   /** Stream model responses (default true). */
   stream?: boolean;
   /** Tokens one turn may use; the turn stops with a clear failure once exceeded. See also a session's `tokenBudget`. */
@@ -67,7 +75,26 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     if (!def.tools.includes(tool) && !subAgents.includes(tool) && !isOfMcpServer(tool, def.mcp))
       throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
+  const modelSettings = checkedModelSettings(def);
+  if (modelSettings) return { ...def, modelSettings };
   return def;
+}
+
+/** The agent's model settings, parsed; throws a clear error when they are invalid. */
+export function checkedModelSettings(def: AgentDefinition): ModelSettings | undefined {
+  if (def.modelSettings === undefined) return undefined;
+  const parsed = ModelSettings.safeParse(def.modelSettings);
+  if (!parsed.success) throw new Error(`agent ${def.name}: invalid modelSettings: ${formatZodError(parsed.error)}`);
+  const choice = parsed.data.toolChoice;
+  const named = choice !== undefined && !['auto', 'none', 'required'].includes(choice);
+  if (
+    named &&
+    !def.tools.includes(choice) &&
+    !Object.hasOwn(def.subAgents ?? {}, choice) &&
+    !isOfMcpServer(choice, def.mcp)
+  )
+    throw new Error(`agent ${def.name}: modelSettings.toolChoice names ${choice}, which is not one of its tools`);
+  return parsed.data;
 }
 
 export function gatesOf(def: AgentDefinition): Record<string, GateSpec> {

@@ -168,7 +168,7 @@ const NAME_KEYS = new Set([
 ]);
 const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content']);
 /** Fields that hold arbitrary JSON from outside (the model's arguments, an approver's edit). */
-const JSON_KEYS = new Set(['args']);
+const JSON_KEYS = new Set(['args', 'modelSettings']);
 
 /**
  * A copy of an event body with every string clipped by what its field holds and every JSON value

@@ -2,6 +2,7 @@
  * The events a turn emits. Every change to `TurnState` is one of these, folded by `foldEvent`
  * (state.ts), so the state query, the event stream and hook observers all see the same facts.
  */
+import type { ModelSettings } from './model-settings';
 import type { PendingApproval, RecordedDecision, TurnStatus, Usage } from './schemas';
 
 interface Base {
@@ -12,7 +13,15 @@ interface Base {
 }
 
 export type TurnEventBody =
-  | { type: 'AGENT_STARTED'; agent: string; input: string; model: string; tools: string[] }
+  | {
+      type: 'AGENT_STARTED';
+      agent: string;
+      input: string;
+      model: string;
+      tools: string[];
+      /** The agent's model settings, when it has any. */
+      modelSettings?: ModelSettings;
+    }
   | {
       type: 'MODEL_CALLED';
       call: number;

@@ -5,6 +5,7 @@
  */
 
 import type { Duration } from '@temporalio/common';
+import type { ModelSettings } from './model-settings';
 import type { RecordedDecision } from './schemas';
 
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
@@ -96,6 +97,8 @@ export interface AgentSpec {
   /** Guardrails (OWASP LLM06/LLM10); absent in specs recorded before 0.2, which then run unlimited. */
   limits?: Limits;
   stream: boolean;
+  /** Sent on every model call (validated by `defineAgent`); absent in specs recorded before they existed. */
+  modelSettings?: ModelSettings;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
   /** `false`: this deployment takes decisions by update only (absent: the signal decides too). */
@@ -171,6 +174,8 @@ export interface ModelRequest {
   stream: boolean;
   turnId: string;
   call: number;
+  /** The agent's model settings, sent as Chat Completions fields. */
+  settings?: ModelSettings;
 }
 
 export interface ModelResponse {

@@ -5,6 +5,7 @@
  */
 import { boundJson, BOUNDS, clip, jsonBytes } from './bounds';
 import type { TurnEvent, TurnEventBody } from './events';
+import type { ModelSettings } from './model-settings';
 import {
   emptyUsage,
   WIRE_VERSION,
@@ -36,6 +37,8 @@ export interface TurnState {
   children?: Record<string, SubAgentRun>;
   output?: string;
   error?: string;
+  /** The model settings the turn runs with (from `AGENT_STARTED`), when the agent has any. */
+  modelSettings?: ModelSettings;
 }
 
 export const DEFAULT_MAX_EVENTS = 500;
@@ -119,6 +122,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
   switch (event.type) {
     case 'AGENT_STARTED':
       state.status = 'running';
+      if (event.modelSettings) state.modelSettings = event.modelSettings;
       break;
     case 'MODEL_CALLED':
       addUsage(state.usage, { ...event.usage, modelCalls: 1 });

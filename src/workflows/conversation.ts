@@ -42,8 +42,8 @@ export class TurnConversation {
 
   /** The model activity's input for call number `call`. */
   request(turnId: string, call: number): ModelRequest {
-    const { model, stream, tools } = this.agent;
-    const common = { model, stream, turnId, call };
+    const { model, stream, tools, modelSettings } = this.agent;
+    const common = { model, stream, turnId, call, ...(modelSettings && { settings: modelSettings }) };
     return this.byReference
       ? { ...common, conversation: this.digest.ref() }
       : { ...common, messages: this.messages, tools };

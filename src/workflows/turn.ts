@@ -116,7 +116,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     const { spec } = started;
     mirror(spec, false);
     const tools = spec.tools.map((t) => t.name);
-    recorder.record({ type: 'AGENT_STARTED', agent: spec.name, input: input.input, model: spec.model, tools });
+    recorder.record({
+      type: 'AGENT_STARTED',
+      agent: spec.name,
+      input: input.input,
+      model: spec.model,
+      tools,
+      ...(spec.modelSettings && { modelSettings: spec.modelSettings }),
+    });
     recorder.hookFailures(started.hookFailures);
     return spec;
   }
