@@ -19,6 +19,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities } from './activities';
+import { outputSpecOf } from './activities/agents';
 import { openAIFromEnv } from './activities/model';
 import { checkedModelSettings, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
@@ -128,6 +129,7 @@ function checkAgents(agents: readonly AgentDefinition[], tools: readonly ToolDef
   const toolNames = new Set(tools.map((t) => t.name));
   for (const agent of agents) {
     checkedModelSettings(agent); // also for agents built without defineAgent
+    outputSpecOf(agent); // an output schema with no JSON Schema fails here, not at the first turn
     const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
     if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
     const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));

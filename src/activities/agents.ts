@@ -3,8 +3,10 @@
  * history, so replay never depends on the worker's current configuration) and fires `onAgentStart`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { z } from 'zod';
 import {
   DEFAULT_MAX_MODEL_CALLS,
+  DEFAULT_MAX_OUTPUT_RETRIES,
   DEFAULT_MAX_TOOL_ARG_CHARS,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   gatesOf,
@@ -12,7 +14,7 @@ import {
 } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import { FailureType } from '../core/failures';
-import type { AgentSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
+import type { AgentSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
 import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
@@ -69,6 +71,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     },
     stream: def.stream ?? true,
     ...(def.modelSettings !== undefined && { modelSettings: def.modelSettings }),
+    ...(def.output !== undefined && { output: outputSpecOf(def) }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
   };
@@ -121,4 +124,62 @@ export function withSubAgents(spec: AgentSpec, def: AgentDefinition, deps: Agent
     return subAgentToolSpec(name, sub);
   });
   return tools.length ? { ...spec, tools: [...spec.tools, ...tools] } : spec;
+}
+
+/** The output spec of an agent with `output`: its zod schema as JSON Schema, strict where OpenAI's strict mode allows. */
+export function outputSpecOf(def: AgentDefinition): OutputSpec | undefined {
+  if (!def.output) return undefined;
+  let schema: Record<string, unknown>;
+  try {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(def.output, { target: 'draft-7', io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    schema = closedObjects(rest);
+  } catch (err) {
+    throw new Error(`agent ${def.name}: its output schema has no JSON Schema: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return {
+    name: `${def.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 50)}_output`,
+    schema,
+    strict: strictCompatible(schema),
+    maxRetries: def.maxOutputRetries ?? DEFAULT_MAX_OUTPUT_RETRIES,
+  };
+}
+
+/**
+ * The schema with `additionalProperties: false` on every object that does not say (zod's input schema of
+ * a plain object leaves it open because parsing strips extra keys; the model should send none).
+ */
+function closedObjects(schema: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(schema);
+  const stack: unknown[] = [copy];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const n = node as Record<string, unknown>;
+    if (n.type === 'object' && n.properties && !('additionalProperties' in n)) n.additionalProperties = false;
+    for (const child of Object.values(n)) if (child && typeof child === 'object') stack.push(child);
+  }
+  return copy;
+}
+
+/** OpenAI's strict mode: an object at the root, every object lists all its properties as required and allows no others. */
+function strictCompatible(schema: Record<string, unknown>): boolean {
+  if (schema.type !== 'object') return false;
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const n = node as Record<string, unknown>;
+    if (n.type === 'object' || n.properties) {
+      const props = Object.keys((n.properties as object | undefined) ?? {});
+      const required = new Set(Array.isArray(n.required) ? n.required : []);
+      if (n.additionalProperties !== false || props.some((p) => !required.has(p))) return false;
+    }
+    for (const child of Object.values(n)) if (child && typeof child === 'object') stack.push(child);
+  }
+  return true;
 }

@@ -48,7 +48,11 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       decideSignal: deps.decideSignal ?? true,
       ...(deps.mcp && { mcp: deps.mcp }),
     }),
-    ...createModelActivities({ client: deps.openai, conversations }),
+    ...createModelActivities({
+      client: deps.openai,
+      conversations,
+      outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),
+    }),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
   };
 }

@@ -6,7 +6,9 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
-import { BOUNDS, jsonBytes } from '../core/bounds';
+import type { ZodType } from 'zod';
+import { BOUNDS, clip, jsonBytes } from '../core/bounds';
+import { formatZodError } from '../core/schemas';
 import { chatCompletionFields, maxTokensFieldFor, type MaxTokensField } from '../core/model-settings';
 import { resolveConversation } from '../core/conversation';
 import { ConversationCache, expectedNext, extendChain } from './conversation-cache';
@@ -20,6 +22,7 @@ import type {
   ConversationSnapshot,
   ModelRequest,
   ModelResponse,
+  OutputCheck,
   ToolSpec,
 } from '../core/spec';
 
@@ -150,7 +153,13 @@ async function promptOf(req: ModelRequest, ctx: Context, cache: ConversationCach
 
 function toParams(req: Prompt, maxTokensField: MaxTokensField): ChatCompletionCreateParams {
   return {
-    // The agent's settings first: the fields Tiller sets win (extraBody may not name them either).
+    ...(req.output && {
+      response_format: {
+        type: 'json_schema' as const,
+        json_schema: { name: req.output.name, schema: req.output.schema, strict: req.output.strict },
+      },
+    }),
+    // The agent's settings next (extraBody may replace response_format); the fields Tiller sets win.
     ...(chatCompletionFields(req.settings, maxTokensField) as Partial<ChatCompletionCreateParams>),
     model: req.model,
     messages: req.messages as ChatCompletionCreateParams['messages'],
@@ -265,14 +274,45 @@ function assistantMessage(
   return message;
 }
 
+/**
+ * An answer checked against the agent's output schema: JSON, valid, and as parsed plain JSON of at most
+ * `BOUNDS.long` characters (it is recorded verbatim); else why not, bounded, for the model to read.
+ */
+export function checkOutput(content: string | null, schema: ZodType): OutputCheck {
+  let json: unknown;
+  try {
+    json = JSON.parse(content ?? '');
+  } catch (err) {
+    return { ok: false, error: `the answer is not JSON (${clip((err as Error).message, 200)})` };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: formatZodError(parsed.error) };
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(parsed.data);
+  } catch (err) {
+    return { ok: false, error: `the parsed answer is not JSON: ${clip((err as Error).message, 200)}` };
+  }
+  if (text === undefined) return { ok: true, value: null };
+  if (text.length > BOUNDS.long)
+    return { ok: false, error: `the answer is ${text.length} characters of JSON, more than ${BOUNDS.long}` };
+  return { ok: true, value: JSON.parse(text) };
+}
+
 export interface ModelActivityDeps {
   /** The client to use, or a factory called once per worker. Build it with `maxRetries: 0`. */
   client: OpenAI;
   /** The worker's copy of its turns' conversations (shared with the tool activities, which add results). */
   conversations?: ConversationCache;
+  /** The output schemas of the agents with structured output, by agent name. */
+  outputs?: ReadonlyMap<string, ZodType>;
 }
 
-export function createModelActivities({ client, conversations = new ConversationCache() }: ModelActivityDeps) {
+export function createModelActivities({
+  client,
+  conversations = new ConversationCache(),
+  outputs = new Map(),
+}: ModelActivityDeps) {
   return {
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
@@ -303,7 +343,15 @@ export function createModelActivities({ client, conversations = new Conversation
         const key = req.conversation && conversationKey(ctx);
         if (key) conversations.answered(key, message);
         const usage = usageOf(raw.usage);
+        let output: OutputCheck | undefined;
+        if (req.output && !message.tool_calls?.length) {
+          const schema = outputs.get(req.output.agent);
+          if (!schema)
+            throw ApplicationFailure.nonRetryable(`agent ${req.output.agent} has no output schema on this worker`);
+          output = checkOutput(message.content, schema);
+        }
         return {
+          ...(output && { output }),
           message,
           usage: usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
           usageSource: usage ? (req.stream ? 'stream' : 'response') : 'none',

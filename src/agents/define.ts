@@ -1,4 +1,5 @@
 /** `defineAgent`: instructions, the tools it may use, its approval policy and its own hooks. */
+import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
 import { formatZodError } from '../core/schemas';
 import type { DurationLike, GateSpec } from '../core/spec';
@@ -49,6 +50,15 @@ export interface AgentDefinition {
    * `seed`, `stop`; `extraBody` merged last). Validated by `defineAgent`; recorded in `AGENT_STARTED`.
    */
   modelSettings?: ModelSettings;
+  /**
+   * Structured output: the final answer must be JSON matching this zod schema. Sent as `response_format`
+   * (`json_schema`, strict where the schema allows) on the agent's model calls; the answer is parsed and
+   * validated, an invalid one goes back to the model with the error (`maxOutputRetries` times), then the
+   * turn fails `InvalidOutput`. The turn's result and state carry the parsed value as `parsed`.
+   */
+  output?: z.ZodType;
+  /** Invalid structured answers sent back to the model before the turn fails (default 2, at most 10). */
+  maxOutputRetries?: number;
   /** Stream model responses (default true). */
   stream?: boolean;
   /** Tokens one turn may use; the turn stops with a clear failure once exceeded. See also a session's `tokenBudget`. */
@@ -62,6 +72,8 @@ export const DEFAULT_MAX_TOOL_ARG_CHARS = 64 * 1024;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100 * 1024;
 
 export const DEFAULT_MAX_MODEL_CALLS = 20;
+export const DEFAULT_MAX_OUTPUT_RETRIES = 2;
+export const MAX_OUTPUT_RETRIES = 10;
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {
   const subAgents = Object.keys(def.subAgents ?? {});
@@ -75,6 +87,11 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     if (!def.tools.includes(tool) && !subAgents.includes(tool) && !isOfMcpServer(tool, def.mcp))
       throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
+  const retries = def.maxOutputRetries;
+  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > MAX_OUTPUT_RETRIES))
+    throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);
+  if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
+    throw new Error(`agent ${def.name}: output must be a zod schema`);
   const modelSettings = checkedModelSettings(def);
   if (modelSettings) return { ...def, modelSettings };
   return def;

@@ -82,7 +82,10 @@ export type TurnEventBody =
       usage: Usage;
       error?: string;
     }
-  | { type: 'TURN_COMPLETED'; output: string }
+  /** The answer did not match the agent's output schema: sent back to the model (`attempt` of `maxRetries`) or the turn fails. */
+  | { type: 'OUTPUT_INVALID'; call: number; attempt: number; error: string }
+  /** `parsed`: the answer as the output schema parsed it (structured output only). */
+  | { type: 'TURN_COMPLETED'; output: string; parsed?: unknown }
   | { type: 'TURN_FAILED'; error: string }
   | { type: 'TURN_CANCELLED'; reason?: string };
 
@@ -107,6 +110,7 @@ export const EVENT_TYPES: readonly TurnEventType[] = [
   'SUBAGENT_STARTED',
   'SUBAGENT_PROGRESS',
   'SUBAGENT_ENDED',
+  'OUTPUT_INVALID',
   'TURN_COMPLETED',
   'TURN_FAILED',
   'TURN_CANCELLED',

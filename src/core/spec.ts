@@ -76,6 +76,20 @@ export interface Limits {
   maxToolResultChars: number;
 }
 
+/** Structured output (`defineAgent({ output })`): the JSON Schema the answer must match, from the agent's zod schema. */
+export interface OutputSpec {
+  /** `response_format.json_schema.name`. */
+  name: string;
+  schema: Record<string, unknown>;
+  /** Sent as `strict`: true when the schema fits OpenAI's strict mode (every property required, no extras). */
+  strict: boolean;
+  /** Invalid answers sent back to the model with the validation error before the turn fails `InvalidOutput`. */
+  maxRetries: number;
+}
+
+/** The model activity's check of an answer against the agent's output schema (`ok` like the other checks). */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; error: string };
+
 export interface AgentSpec {
   name: string;
   instructions: string;
@@ -99,6 +113,8 @@ export interface AgentSpec {
   stream: boolean;
   /** Sent on every model call (validated by `defineAgent`); absent in specs recorded before they existed. */
   modelSettings?: ModelSettings;
+  /** Structured output: the answer is JSON matching this schema (absent: free text). */
+  output?: OutputSpec;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
   /** `false`: this deployment takes decisions by update only (absent: the signal decides too). */
@@ -176,6 +192,8 @@ export interface ModelRequest {
   call: number;
   /** The agent's model settings, sent as Chat Completions fields. */
   settings?: ModelSettings;
+  /** Structured output: sent as `response_format`, and an answer is checked against the agent's schema. */
+  output?: OutputSpec & { agent: string };
 }
 
 export interface ModelResponse {
@@ -185,6 +203,8 @@ export interface ModelResponse {
   usageSource: 'stream' | 'response' | 'none';
   finishReason?: string;
   durationMs: number;
+  /** With `output` and no tool calls: the answer parsed and validated, or why it is invalid. */
+  output?: OutputCheck;
 }
 
 export interface ToolCallContext {

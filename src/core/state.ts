@@ -37,6 +37,8 @@ export interface TurnState {
   children?: Record<string, SubAgentRun>;
   output?: string;
   error?: string;
+  /** A structured answer, parsed by the agent's output schema (`TURN_COMPLETED`). */
+  parsed?: unknown;
   /** The model settings the turn runs with (from `AGENT_STARTED`), when the agent has any. */
   modelSettings?: ModelSettings;
 }
@@ -257,6 +259,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
     case 'TURN_COMPLETED':
       state.status = 'completed';
       state.output = event.output;
+      if (event.parsed !== undefined) state.parsed = event.parsed;
       return;
     case 'TURN_FAILED':
       state.status = 'failed';

@@ -38,8 +38,8 @@ import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
-import { callModel, checkLimits, TurnFailure, type ModelStep } from './model-call';
-import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
+import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
+import { PATCH_CARRIED_WAITS_FIRST, PATCH_STRUCTURED_OUTPUT, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
 import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -145,8 +145,8 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     return limits.length ? Math.min(...limits) : undefined;
   };
 
-  /** Calls the model until it answers without tool calls; returns that answer. */
-  async function runLoop(): Promise<string> {
+  /** Calls the model until it answers without tool calls; returns that answer (and its parsed value). */
+  async function runLoop(): Promise<{ text: string; parsed?: unknown }> {
     const agent = (spec ??= await startAgent());
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
@@ -161,11 +161,31 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       ...(batch && { batch }),
     });
     let step: ModelStep | undefined = carried?.batch;
+    let invalidAnswers = 0;
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
         step = await callModel({ agent, recorder, conversation, ids }, call);
-        if (step.calls.length === 0) return step.message.content ?? '';
+        const text = step.message.content ?? '';
+        if (step.calls.length === 0) {
+          // Structured output: a valid answer ends the turn; an invalid one goes back to the model.
+          if (!agent.output || !step.output || !patched(PATCH_STRUCTURED_OUTPUT)) return { text };
+          if (step.output.ok) return { text, parsed: step.output.value };
+          const { error } = step.output;
+          invalidAnswers++;
+          recorder.record({ type: 'OUTPUT_INVALID', call, attempt: invalidAnswers, error });
+          if (invalidAnswers > agent.output.maxRetries)
+            throw new TurnFailure(
+              `InvalidOutput: the answer did not match the output schema after ${invalidAnswers} attempts: ${error}`,
+              FailureType.InvalidOutput,
+            );
+          checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget());
+          conversation.addUserMessage(
+            `Your answer does not match the required output schema: ${error}\nAnswer again with only JSON that matches the schema.`,
+          );
+          step = undefined;
+          continue;
+        }
         checkLimits(step, call, agent, state.usage.totalTokens, tokenBudget());
       }
       // Calls from one response run concurrently; their results go back in the model's order.
@@ -193,6 +213,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   const result = (status: TurnResult['status']): TurnResult => ({
     output: state.output ?? '',
+    ...(state.parsed !== undefined && { parsed: state.parsed }),
     usage: state.usage,
     toolCalls: budgetedState(state).toolCalls,
     status,
@@ -201,8 +222,12 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   });
 
   try {
-    const output = await runLoop();
-    recorder.record({ type: 'TURN_COMPLETED', output });
+    const answer = await runLoop();
+    recorder.record({
+      type: 'TURN_COMPLETED',
+      output: answer.text,
+      ...(answer.parsed !== undefined && { parsed: answer.parsed }),
+    });
     await condition(allHandlersFinished);
     return result('completed');
   } catch (err) {
@@ -214,7 +239,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     recorder.record({ type: 'TURN_FAILED', error: err.message });
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({
-      type: FailureType.TurnFailed,
+      type: err.type,
       message: err.message,
       nonRetryable: true,
       details: [result('failed')],

@@ -122,7 +122,7 @@ function resolveAnswer(state: ServerState, step: NormalStep, body: JsonObject): 
     id: `chatcmpl-scripted-${++state.completionCount}`,
     created: Math.floor(Date.now() / 1000),
     model: typeof body.model === 'string' ? body.model : 'scripted',
-    content: step.echo ? echoSettings(body) : step.content,
+    content: step.echo ? echoSettings(body) : step.json !== undefined ? JSON.stringify(step.json) : step.content,
     toolCalls,
     usage: fullUsage(step.usage ?? state.defaultUsage),
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',

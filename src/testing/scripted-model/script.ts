@@ -55,6 +55,11 @@ export interface NormalStep {
    * `stream` and `stream_options` (e.g. `{"model":"x","temperature":0.2}`), in place of `content`.
    */
   echo?: boolean;
+  /**
+   * A structured answer: sent as its JSON text in place of `content` (what a model asked for a
+   * `response_format` `json_schema` returns). The request's `response_format` is in `requests[i].body`.
+   */
+  json?: unknown;
 }
 
 /**
