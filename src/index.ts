@@ -31,6 +31,7 @@ export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/confi
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
 export { createActivities } from './activities';
 export { classifyModelError, openAIFromEnv } from './activities/model';
+export { ProviderConfig, ProviderConfigError, providerClients, providersFromEnv } from './activities/providers';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
 export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
 export { ensureSearchAttributes } from './setup';

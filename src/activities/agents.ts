@@ -40,6 +40,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     name: def.name,
     instructions: def.instructions,
     model: def.model ?? deps.defaultModel,
+    ...(def.provider !== undefined && { provider: def.provider }),
     tools: workerTools.map((name) => {
       const tool = deps.tools.get(name);
       if (!tool) throw new Error(`agent ${def.name} uses tool ${name}, which is not registered`);

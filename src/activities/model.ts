@@ -306,13 +306,18 @@ export interface ModelActivityDeps {
   conversations?: ConversationCache;
   /** The output schemas of the agents with structured output, by agent name. */
   outputs?: ReadonlyMap<string, ZodType>;
+  /** Named providers' clients (`createWorker({ providers })`), for agents with `provider`. */
+  providers?: ReadonlyMap<string, OpenAI>;
 }
 
 export function createModelActivities({
   client,
   conversations = new ConversationCache(),
   outputs = new Map(),
+  providers = new Map(),
 }: ModelActivityDeps) {
+  // Every key this worker holds is redacted from every failure (an endpoint may echo any of them).
+  const secrets = [client, ...providers.values()].map((c) => c.apiKey ?? undefined);
   return {
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
@@ -335,10 +340,17 @@ export function createModelActivities({
       // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
       const keepAlive = setInterval(() => heartbeat(latest), 5_000);
       try {
+        const chosen = req.provider === undefined ? client : providers.get(req.provider);
+        if (!chosen)
+          throw ApplicationFailure.create({
+            type: FailureType.ModelNotFound,
+            message: `no model provider ${req.provider} on this worker; it has: ${[...providers.keys()].join(', ') || '(none)'}`,
+            nonRetryable: true,
+          });
         const prompt = await promptOf(req, ctx, conversations);
         const raw = req.stream
-          ? await streamed(client, prompt, ctx.cancellationSignal, heartbeat)
-          : await unary(client, prompt, ctx.cancellationSignal);
+          ? await streamed(chosen, prompt, ctx.cancellationSignal, heartbeat)
+          : await unary(chosen, prompt, ctx.cancellationSignal);
         const message = assistantMessage(raw, req.call);
         const key = req.conversation && conversationKey(ctx);
         if (key) conversations.answered(key, message);
@@ -361,7 +373,7 @@ export function createModelActivities({
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
         const failure = classifyModelError(err);
-        const message = redact(failure.message, [client.apiKey ?? undefined]);
+        const message = redact(failure.message, secrets);
         if (message === failure.message) throw failure;
         throw ApplicationFailure.create({
           type: failure.type ?? FailureType.ModelError,

@@ -23,6 +23,11 @@ export interface AgentDefinition {
   instructions: string;
   /** Model name; falls back to `TILLER_MODEL`, then the worker's default. */
   model?: string;
+  /**
+   * The worker's named model provider to call (`createWorker({ providers })`, `TILLER_PROVIDERS`);
+   * absent: the worker's default client (`openai`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`).
+   */
+  provider?: string;
   /** Names of registered tools this agent may call; an MCP server's tool as `<server>__<tool>`. */
   tools: string[];
   /** MCP servers (configured with `createWorker({ mcpServers })`) whose every tool this agent may call. */

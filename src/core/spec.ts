@@ -94,6 +94,8 @@ export interface AgentSpec {
   name: string;
   instructions: string;
   model: string;
+  /** The worker's named provider to call (its name only: the key stays in the worker); absent: the default. */
+  provider?: string;
   tools: ToolSpec[];
   /** Tools that need a human decision, by name. */
   gates: Record<string, GateSpec>;
@@ -181,6 +183,8 @@ export interface ConversationSnapshot {
 
 export interface ModelRequest {
   model: string;
+  /** The worker's named provider (absent: its default client). */
+  provider?: string;
   /** The conversation, inline (histories from before `conversation-by-reference`) … */
   messages?: ChatMessage[];
   /** … or by reference: the activity reads it with the turn's `conversation` query (src/core/conversation.ts). */

@@ -42,9 +42,10 @@ export class TurnConversation {
 
   /** The model activity's input for call number `call`. */
   request(turnId: string, call: number): ModelRequest {
-    const { model, stream, tools, modelSettings, output, name } = this.agent;
+    const { model, provider, stream, tools, modelSettings, output, name } = this.agent;
     const common = {
       model,
+      ...(provider !== undefined && { provider }),
       stream,
       turnId,
       call,
