@@ -13,7 +13,13 @@ export {
   type CreateWorkerOptions,
 } from './worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
-export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
+export {
+  defineAgent,
+  type AgentDefinition,
+  type InstructionsContext,
+  type InstructionsFn,
+  type SubAgentDefinition,
+} from './agents/define';
 export { ModelSettings, chatCompletionFields, maxTokensFieldFor } from './core/model-settings';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
 export { assistant } from './agents/assistant';

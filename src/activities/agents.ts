@@ -10,9 +10,11 @@ import {
   DEFAULT_MAX_TOOL_ARG_CHARS,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   gatesOf,
+  MAX_INSTRUCTIONS_CHARS,
   type AgentDefinition,
 } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
+import { BOUNDS, clip } from '../core/bounds';
 import { FailureType } from '../core/failures';
 import type { AgentSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
@@ -38,7 +40,8 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
   const workerTools = def.tools.filter((name) => !deps.mcp?.owns(name));
   return {
     name: def.name,
-    instructions: def.instructions,
+    // Dynamic instructions are computed by `startTurn` (resolveInstructions) and set on the spec there.
+    instructions: typeof def.instructions === 'string' ? def.instructions : '',
     model: def.model ?? deps.defaultModel,
     ...(def.provider !== undefined && { provider: def.provider }),
     tools: workerTools.map((name) => {
@@ -97,7 +100,9 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       });
       const specOf = async (a: AgentDefinition) =>
         mcpOptOuts(await withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp), deps.mcp);
-      const spec = inheritPolicy(await specOf(def), await Promise.all(ancestors.map(specOf)));
+      const own = await specOf(def);
+      if (typeof def.instructions === 'function') own.instructions = await resolveInstructions(def, req);
+      const spec = inheritPolicy(own, await Promise.all(ancestors.map(specOf)));
       const hooks = [...new Set([def, ...ancestors].flatMap((a) => deps.hooksFor(a.name)))];
       const hookFailures = await runHooks(hooks, 'onAgentStart', {
         agent: def.name,
@@ -183,4 +188,30 @@ function strictCompatible(schema: Record<string, unknown>): boolean {
     for (const child of Object.values(n)) if (child && typeof child === 'object') stack.push(child);
   }
   return true;
+}
+
+/** An agent's dynamic instructions for this turn: a string of at most MAX_INSTRUCTIONS_CHARS, else a clear failure. */
+export async function resolveInstructions(def: AgentDefinition, req: StartTurnRequest): Promise<string> {
+  if (typeof def.instructions === 'string') return def.instructions;
+  let text: unknown;
+  try {
+    text = await def.instructions({
+      agent: def.name,
+      input: req.input,
+      turnId: req.turnId,
+      ...(req.sessionId !== undefined && { sessionId: req.sessionId }),
+    });
+  } catch (err) {
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInstructions,
+      message: `agent ${def.name}: its instructions function failed: ${clip((err as Error)?.message ?? String(err), BOUNDS.text)}`,
+    });
+  }
+  if (typeof text !== 'string' || text.length > MAX_INSTRUCTIONS_CHARS)
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInstructions,
+      message: `agent ${def.name}: its instructions function must return a string of at most ${MAX_INSTRUCTIONS_CHARS} characters`,
+      nonRetryable: true,
+    });
+  return text;
 }

@@ -18,9 +18,30 @@ export interface SubAgentDefinition {
   inherit?: boolean;
 }
 
+/** What dynamic instructions are computed from (see {@link AgentDefinition.instructions}). */
+export interface InstructionsContext {
+  agent: string;
+  /** The turn's input (the user's message). */
+  input: string;
+  turnId: string;
+  /** The session the turn belongs to, if any. */
+  sessionId?: string;
+}
+
+/** Instructions computed when a turn starts. */
+export type InstructionsFn = (ctx: InstructionsContext) => string | Promise<string>;
+
+/** Dynamic instructions may be at most this many characters. */
+export const MAX_INSTRUCTIONS_CHARS = 100_000;
+
 export interface AgentDefinition {
   name: string;
-  instructions: string;
+  /**
+   * The system prompt: text, or a function of the turn's input and session, evaluated once when the turn
+   * starts (in the `startTurn` activity) and recorded with the agent's spec, so replay never calls it again.
+   * It must return a string of at most 100,000 characters; one that throws fails the attempt (retried).
+   */
+  instructions: string | InstructionsFn;
   /** Model name; falls back to `TILLER_MODEL`, then the worker's default. */
   model?: string;
   /**

@@ -25,6 +25,8 @@ export const FailureType = {
   DecisionRejected: 'DecisionRejected',
   /** A session refused `send` or `revokeTrust`; the message says why. */
   SessionRequestRejected: 'SessionRequestRejected',
+  /** An agent's instructions function threw (retried) or returned something other than a bounded string. */
+  InvalidInstructions: 'InvalidInstructions',
   /** The worker serves no agent of that name. */
   UnknownAgent: 'UnknownAgent',
   /** Model endpoint answers, classified by `classifyModelError` (src/activities/model.ts). */
