@@ -76,6 +76,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     stream: def.stream ?? true,
     ...(def.modelSettings !== undefined && { modelSettings: def.modelSettings }),
     ...(def.output !== undefined && { output: outputSpecOf(def) }),
+    ...(def.approveAnswer && { answerGate: def.approveAnswer === true ? {} : def.approveAnswer }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
   };

@@ -8,6 +8,7 @@ import { BOUNDS, deeperThan } from '../core/bounds';
 import { parseToolArgs } from '../core/args';
 import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
+import { ANSWER_TOOL } from '../core/spec';
 import type {
   ApprovalPendingContext,
   ApprovalReceipt,
@@ -130,6 +131,13 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
   return {
     /** Checks an approver's edited arguments against the tool's schema. */
     async validateToolArgs({ tool, args }: ValidateArgsRequest): Promise<ValidateArgsResponse> {
+      // An answer gate's edit (`final_answer`, never a worker tool: defineAgent refuses the name).
+      if (tool === ANSWER_TOOL && !runnable(tool)) {
+        const text = (args as { text?: unknown } | null)?.text;
+        return typeof text === 'string' && text.length <= BOUNDS.long
+          ? { ok: true }
+          : { ok: false, error: `an edited answer is { text: string } of at most ${BOUNDS.long} characters` };
+      }
       const def = runnable(tool);
       if (!def) return { ok: false, error: `unknown tool "${tool}"` };
       const checked = await def.check(args);

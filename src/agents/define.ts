@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
 import { formatZodError } from '../core/schemas';
-import type { DurationLike, GateSpec } from '../core/spec';
+import { ANSWER_TOOL, type DurationLike, type GateSpec } from '../core/spec';
 import type { TillerHooks } from './hooks';
 
 /** Another agent this agent may call as a tool; see {@link AgentDefinition.subAgents}. */
@@ -83,6 +83,14 @@ export interface AgentDefinition {
    * turn fails `InvalidOutput`. The turn's result and state carry the parsed value as `parsed`.
    */
   output?: z.ZodType;
+  /**
+   * Answer gate: a human approves the final answer before the turn completes — the same approval desk as a
+   * gated tool (`true`, or a gate with deadline, approvers, reminders, escalation), shown as a call of the
+   * pseudo-tool `final_answer` with arguments `{ text }`. Deny with a reason: the reason goes back to the
+   * model, which revises its answer (asked again). An approver may edit `text` (not with `output`). A
+   * gate that expires fails the turn.
+   */
+  approveAnswer?: boolean | GateSpec;
   /** Invalid structured answers sent back to the model before the turn fails (default 2, at most 10). */
   maxOutputRetries?: number;
   /** Stream model responses (default true). */
@@ -98,6 +106,7 @@ export const DEFAULT_MAX_TOOL_ARG_CHARS = 64 * 1024;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100 * 1024;
 
 export const DEFAULT_MAX_MODEL_CALLS = 20;
+export { ANSWER_TOOL };
 export const DEFAULT_MAX_OUTPUT_RETRIES = 2;
 export const MAX_OUTPUT_RETRIES = 10;
 
@@ -113,6 +122,8 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     if (!def.tools.includes(tool) && !subAgents.includes(tool) && !isOfMcpServer(tool, def.mcp))
       throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
+  if (def.approveAnswer && def.tools.includes(ANSWER_TOOL))
+    throw new Error(`agent ${def.name}: with approveAnswer, ${ANSWER_TOOL} may not be one of its tools`);
   const retries = def.maxOutputRetries;
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > MAX_OUTPUT_RETRIES))
     throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);

@@ -19,6 +19,9 @@ export interface EscalationSpec {
   remindEvery?: DurationLike;
 }
 
+/** The pseudo-tool under which an answer gate's approval shows (`defineAgent({ approveAnswer })`). */
+export const ANSWER_TOOL = 'final_answer';
+
 export interface GateSpec {
   /** How long a human has to decide; no timeout when absent. */
   timeout?: DurationLike;
@@ -115,6 +118,8 @@ export interface AgentSpec {
   stream: boolean;
   /** Sent on every model call (validated by `defineAgent`); absent in specs recorded before they existed. */
   modelSettings?: ModelSettings;
+  /** Answer gate: a human approves the final answer (shown as the pseudo-tool `final_answer`). */
+  answerGate?: GateSpec;
   /** Structured output: the answer is JSON matching this schema (absent: free text). */
   output?: OutputSpec;
   /** Whether the Tiller search attributes are registered on this namespace. */

@@ -76,8 +76,13 @@ export function checkLimits(step: ModelStep, call: number, agent: AgentSpec, use
 }
 
 /** Fails the turn when an invalid structured answer may not be retried: past its token budget or its model calls. */
-export function checkAnswerLimits(call: number, agent: AgentSpec, used: number, budget?: number): void {
-  const still = 'the answer still did not match the output schema';
+export function checkAnswerLimits(
+  call: number,
+  agent: AgentSpec,
+  used: number,
+  budget?: number,
+  still = 'the answer still did not match the output schema',
+): void {
   if (budget !== undefined && used > budget) {
     throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
   }

@@ -44,3 +44,6 @@ export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';
  * the model (another model call) or fails the turn. Only agents with `output` reach the check.
  */
 export const PATCH_STRUCTURED_OUTPUT = 'structured-output';
+
+/** Answer gates (`defineAgent({ approveAnswer })`): the final answer waits at the approval desk. Only agents with a gate reach it. */
+export const PATCH_ANSWER_GATE = 'answer-gate';

@@ -27,7 +27,7 @@ import {
 } from '../contract';
 import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
-import type { AgentSpec } from '../core/spec';
+import { ANSWER_TOOL, type AgentSpec, type GateSpec } from '../core/spec';
 import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { acts, startOptions } from './activities';
@@ -39,7 +39,12 @@ import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
 import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
-import { PATCH_CARRIED_WAITS_FIRST, PATCH_STRUCTURED_OUTPUT, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
+import {
+  PATCH_ANSWER_GATE,
+  PATCH_CARRIED_WAITS_FIRST,
+  PATCH_STRUCTURED_OUTPUT,
+  PATCH_TURN_CONTINUE_AS_NEW,
+} from './patches';
 import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -146,7 +151,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   };
 
   /** Calls the model until it answers without tool calls; returns that answer (and its parsed value). */
-  async function runLoop(): Promise<{ text: string; parsed?: unknown }> {
+  async function runLoop(): Promise<Answer> {
     const agent = (spec ??= await startAgent());
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
@@ -169,12 +174,26 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         const text = step.message.content ?? '';
         if (step.calls.length === 0) {
           // Structured output: a valid answer ends the turn; an invalid one goes back to the model.
-          if (!agent.output || !step.output || !patched(PATCH_STRUCTURED_OUTPUT)) return { text };
-          if (step.output.ok) return { text, parsed: step.output.value };
-          const { error } = step.output;
+          const check = step.output;
+          let answer: Answer | undefined;
+          if (!agent.output || !check || !patched(PATCH_STRUCTURED_OUTPUT)) answer = { text };
+          else if (check.ok) answer = { text, parsed: check.value };
+          if (answer) {
+            // An answer gate: a human approves the answer, or says why not and the model revises it.
+            if (!agent.answerGate || !patched(PATCH_ANSWER_GATE)) return answer;
+            const gated = await gateAnswer(agent, agent.answerGate, call, answer);
+            if (gated.type === 'approved') return gated.answer;
+            checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget(), 'the answer was not approved');
+            conversation.addUserMessage(
+              `Your answer was not approved: ${gated.reason}\nRevise your answer accordingly.`,
+            );
+            step = undefined;
+            continue;
+          }
+          const error = check && !check.ok ? check.error : '';
           invalidAnswers++;
           recorder.record({ type: 'OUTPUT_INVALID', call, attempt: invalidAnswers, error });
-          if (invalidAnswers > agent.output.maxRetries)
+          if (invalidAnswers > (agent.output?.maxRetries ?? 0))
             throw new TurnFailure(
               `InvalidOutput: the answer did not match the output schema after ${invalidAnswers} attempts: ${error}`,
               FailureType.InvalidOutput,
@@ -211,6 +230,32 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     }
   }
 
+  /**
+   * Waits at the desk for a human to approve the answer (the pseudo-tool `final_answer`, arguments
+   * `{ text }`); an approver may edit the text of an answer without `output`. An expired gate fails the turn.
+   */
+  async function gateAnswer(
+    agent: AgentSpec,
+    gate: GateSpec,
+    call: number,
+    answer: Answer,
+  ): Promise<{ type: 'approved'; answer: Answer } | { type: 'denied'; reason: string }> {
+    const id = `answer-${call}`;
+    const args = { text: answer.text };
+    const context = { agent: agent.name, turnId: state.turnId, workflowId, toolCallId: id, tool: ANSWER_TOOL };
+    const outcome = await desk.wait({ ...context, args }, gate, answer.text);
+    if (outcome.type === 'refused') {
+      if (state.toolCalls.find((c) => c.id === id)?.status === 'timed_out')
+        throw new TurnFailure(`the answer was not approved: ${outcome.result}`);
+      return { type: 'denied', reason: outcome.result };
+    }
+    const edited = (outcome.decision.args as { text?: unknown } | undefined)?.text;
+    const approved = typeof edited === 'string' && !agent.output ? { text: edited } : answer;
+    recorder.record({ type: 'TOOL_STARTED', toolCallId: id, tool: ANSWER_TOOL, args: { text: approved.text } });
+    recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
+    return { type: 'approved', answer: approved };
+  }
+
   const result = (status: TurnResult['status']): TurnResult => ({
     output: state.output ?? '',
     ...(state.parsed !== undefined && { parsed: state.parsed }),
@@ -245,6 +290,12 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       details: [result('failed')],
     });
   }
+}
+
+/** A turn's answer: its text, and with structured output the parsed value. */
+interface Answer {
+  text: string;
+  parsed?: unknown;
 }
 
 function parseInput(raw: TurnInput): TurnInput {
