@@ -61,6 +61,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     gates: gatesOf(def),
     hooks: {
       approveTool: hooks.some((h) => h.approveTool),
+      ...(hooks.some((h) => h.approveAnswer) && { approveAnswer: true }),
       onAgentStart: hooks.some((h) => h.onAgentStart),
       onToolStart: hooks.some((h) => h.onToolStart),
       onToolEnd: hooks.some((h) => h.onToolEnd),

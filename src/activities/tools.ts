@@ -10,6 +10,7 @@ import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
 import { ANSWER_TOOL } from '../core/spec';
 import type {
+  AnswerContext,
   ApprovalPendingContext,
   ApprovalReceipt,
   ApprovalResolvedContext,
@@ -218,6 +219,25 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
             outcome: { action: 'deny' },
             hookFailures: [
               { hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
+            ],
+          };
+        }
+      }
+      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
+    },
+
+    async approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse> {
+      const outcomes = [];
+      for (const hook of hooksFor(answer.agent, answer.inheritsFrom)) {
+        if (!hook.approveAnswer) continue;
+        try {
+          outcomes.push(toOutcome(await hook.approveAnswer(answer)));
+        } catch (err) {
+          log.warn('answer approval hook failed; denying', { hookName: hook.name, error: message(err) });
+          return {
+            outcome: { action: 'deny', reason: 'the answer could not be checked; answer again' },
+            hookFailures: [
+              { hook: 'approveAnswer', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
             ],
           };
         }

@@ -111,6 +111,8 @@ export interface AgentSpec {
     onApprovalPending?: boolean;
     /** Absent in specs recorded before `onApprovalResolved` existed. */
     onApprovalResolved?: boolean;
+    /** Absent in specs recorded before answer gates existed. */
+    approveAnswer?: boolean;
   };
   maxModelCalls: number;
   /** Guardrails (OWASP LLM06/LLM10); absent in specs recorded before 0.2, which then run unlimited. */
@@ -143,7 +145,14 @@ export type ChatMessage =
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 export interface HookFailure {
-  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending' | 'onApprovalResolved';
+  hook:
+    | 'approveTool'
+    | 'approveAnswer'
+    | 'onAgentStart'
+    | 'onToolStart'
+    | 'onToolEnd'
+    | 'onApprovalPending'
+    | 'onApprovalResolved';
   hookName?: string;
   error: string;
 }
@@ -224,6 +233,21 @@ export interface ToolCallContext {
   tool: string;
   args: unknown;
   /** A sub-agent with `inherit: true`: the agents whose hooks also apply to this call (nearest first). */
+  inheritsFrom?: string[];
+}
+
+/** What an `approveAnswer` hook decides on: the turn's final answer. */
+export interface AnswerContext {
+  agent: string;
+  turnId: string;
+  workflowId: string;
+  /** The answer's id at the desk (`answer-<model call>`), should a human be asked. */
+  answerId: string;
+  /** The answer's text. */
+  text: string;
+  /** Structured output: the parsed answer. */
+  parsed?: unknown;
+  /** A sub-agent with `inherit: true`: the agents whose hooks also apply (nearest first). */
   inheritsFrom?: string[];
 }
 

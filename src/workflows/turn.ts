@@ -27,10 +27,11 @@ import {
 } from '../contract';
 import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
-import { ANSWER_TOOL, type AgentSpec, type GateSpec } from '../core/spec';
+import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
+import { deniedResult } from '../core/policy';
 import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
-import { acts, startOptions } from './activities';
+import { acts, hookOptions, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
 import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
@@ -180,8 +181,8 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           else if (check.ok) answer = { text, parsed: check.value };
           if (answer) {
             // An answer gate: a human approves the answer, or says why not and the model revises it.
-            if (!agent.answerGate || !patched(PATCH_ANSWER_GATE)) return answer;
-            const gated = await gateAnswer(agent, agent.answerGate, call, answer);
+            if (!(agent.answerGate || agent.hooks.approveAnswer) || !patched(PATCH_ANSWER_GATE)) return answer;
+            const gated = await gateAnswer(agent, call, answer);
             if (gated.type === 'approved') return gated.answer;
             checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget(), 'the answer was not approved');
             conversation.addUserMessage(
@@ -236,24 +237,83 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
    */
   async function gateAnswer(
     agent: AgentSpec,
-    gate: GateSpec,
     call: number,
     answer: Answer,
   ): Promise<{ type: 'approved'; answer: Answer } | { type: 'denied'; reason: string }> {
     const id = `answer-${call}`;
     const args = { text: answer.text };
-    const context = { agent: agent.name, turnId: state.turnId, workflowId, toolCallId: id, tool: ANSWER_TOOL };
-    const outcome = await desk.wait({ ...context, args }, gate, answer.text);
+    const context = {
+      agent: agent.name,
+      turnId: state.turnId,
+      workflowId,
+      toolCallId: id,
+      tool: ANSWER_TOOL,
+      ...(agent.inherits && { inheritsFrom: agent.inherits }),
+    };
+    const done = (approved: Answer) => {
+      recorder.record({ type: 'TOOL_STARTED', toolCallId: id, tool: ANSWER_TOOL, args: { text: approved.text } });
+      recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
+      return { type: 'approved' as const, answer: approved };
+    };
+    // The agent's approveAnswer hooks first: proceed, deny (the model revises) or ask a human.
+    if (agent.hooks.approveAnswer) {
+      let outcome: ApprovalOutcome;
+      try {
+        const response = await acts.approveAnswer.executeWithOptions(
+          { ...hookOptions, summary: `approve answer ${call}` },
+          [
+            {
+              agent: agent.name,
+              turnId: state.turnId,
+              workflowId,
+              answerId: id,
+              text: answer.text,
+              ...(answer.parsed !== undefined && { parsed: answer.parsed }),
+              ...(agent.inherits && { inheritsFrom: agent.inherits }),
+            },
+          ],
+        );
+        recorder.hookFailures(response.hookFailures, id);
+        outcome = response.outcome;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        recorder.hookFailures([{ hook: 'approveAnswer', error: describeFailure(err) }], id);
+        outcome = { action: 'deny', reason: 'the answer could not be checked; answer again' };
+      }
+      if (outcome.action !== 'ask') {
+        const reason = outcome.action === 'deny' ? deniedResult(outcome.reason) : undefined;
+        const decision = {
+          id,
+          approved: outcome.action === 'proceed',
+          scope: 'once' as const,
+          at: recorder.now(),
+          via: 'hook' as const,
+          ...(reason !== undefined && { reason }),
+        };
+        if (reason === undefined) {
+          recorder.record({ type: 'TOOL_APPROVED', toolCallId: id, tool: ANSWER_TOOL, args, decision });
+          return done(answer);
+        }
+        recorder.record({
+          type: 'TOOL_DENIED',
+          toolCallId: id,
+          tool: ANSWER_TOOL,
+          args,
+          result: reason,
+          decision,
+          reason,
+        });
+        return { type: 'denied', reason };
+      }
+    }
+    const outcome = await desk.wait({ ...context, args }, agent.answerGate ?? {}, answer.text);
     if (outcome.type === 'refused') {
       if (state.toolCalls.find((c) => c.id === id)?.status === 'timed_out')
         throw new TurnFailure(`the answer was not approved: ${outcome.result}`);
       return { type: 'denied', reason: outcome.result };
     }
     const edited = (outcome.decision.args as { text?: unknown } | undefined)?.text;
-    const approved = typeof edited === 'string' && !agent.output ? { text: edited } : answer;
-    recorder.record({ type: 'TOOL_STARTED', toolCallId: id, tool: ANSWER_TOOL, args: { text: approved.text } });
-    recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
-    return { type: 'approved', answer: approved };
+    return done(typeof edited === 'string' && !agent.output ? { text: edited } : answer);
   }
 
   const result = (status: TurnResult['status']): TurnResult => ({

@@ -4,6 +4,7 @@
  * back to the model, which revises; an approval (maybe with edited text) completes the turn.
  */
 import { defineAgent } from '../../src/agents/define';
+import { Ask, Deny, Proceed } from '../../src/core/policy';
 import { ANSWER_TOOL } from '../../src/core/spec';
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, scriptByInput, waitForState, type Harness } from '../support/harness';
@@ -16,7 +17,13 @@ afterAll(async () => {
   await h?.close();
 });
 
+const tone = {
+  name: 'tone',
+  approveAnswer: ({ text }: { text: string }) =>
+    text.includes('sorry') ? Proceed : text.includes('ask') ? Ask : Deny('Apologise first.'),
+};
 const agents = [
+  defineAgent({ name: 'hooked', instructions: 'x', tools: [], hooks: [tone] }),
   defineAgent({ name: 'mailer', instructions: 'x', tools: [], approveAnswer: true }),
   defineAgent({ name: 'mailer-timed', instructions: 'x', tools: [], approveAnswer: { timeout: '1 second' } }),
 ];
@@ -80,4 +87,38 @@ test('an agent with an answer gate may not have a tool named final_answer', () =
   expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [ANSWER_TOOL], approveAnswer: true })).toThrow(
     'agent a: with approveAnswer, final_answer may not be one of its tools',
   );
+});
+
+test('an approveAnswer hook proceeds, denies with a reason the model reads, or asks a human', async () => {
+  // Routed by the turn's input (messages[1]): after a denial the last user message is the reason.
+  const routes: Record<string, { content: string }[]> = {
+    hooked: [{ content: 'no.' }, { content: 'sorry, yes.' }],
+    escalate: [{ content: 'please ask a person' }],
+  };
+  h.model.setScript(
+    ({ body }) => routes[body.messages[1]?.content]?.shift() ?? { error: { status: 400, message: 'no script' } },
+  );
+  const [hooked, asked] = [h.turnId('answer-hook'), h.turnId('answer-ask')];
+  await run(async () => {
+    await h.tiller.startTurn({ agent: 'hooked', input: 'hooked', turnId: hooked });
+    const result = await h.tiller.result(hooked);
+    expect(result.output).toBe('sorry, yes.');
+    expect(result.usage.modelCalls).toBe(2);
+    const state = await h.tiller.state(hooked);
+    expect(state.toolCalls.map((c) => [c.id, c.status, c.decision?.via])).toEqual([
+      ['answer-1', 'denied', 'hook'],
+      ['answer-2', 'succeeded', 'hook'],
+    ]);
+
+    await h.tiller.startTurn({ agent: 'hooked', input: 'escalate', turnId: asked });
+    const waiting = await waitForState(h.tiller, asked, awaitingApproval);
+    expect(waiting.pendingApprovals.map((p) => [p.id, p.tool])).toEqual([['answer-1', ANSWER_TOOL]]);
+    await h.tiller.approve(asked, 'answer-1');
+    expect((await h.tiller.result(asked)).output).toBe('please ask a person');
+  });
+  const revised = h.model.requests.filter((r) => r.body.messages[1]?.content === 'hooked').at(-1)!.body.messages;
+  expect(revised.at(-1)).toEqual({
+    role: 'user',
+    content: 'Your answer was not approved: Apologise first.\nRevise your answer accordingly.',
+  });
 });
