@@ -158,6 +158,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
     const conversation = new TurnConversation(agent, input, carried?.messages);
     const ids = new CallIds(carried?.seenIds);
+    let invalidAnswers = carried?.invalidAnswers ?? 0;
     const carry = (call: number, batch?: TurnCarry['batch']): TurnCarry => ({
       state,
       spec: agent,
@@ -165,9 +166,9 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       call,
       seenIds: ids.list(),
       ...(batch && { batch }),
+      ...(invalidAnswers > 0 && { invalidAnswers }),
     });
     let step: ModelStep | undefined = carried?.batch;
-    let invalidAnswers = 0;
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
