@@ -3,9 +3,24 @@
  * Workflow code lives in `tiller/workflows` (bundled by the worker); the scripted model for tests
  * and offline demos in `tiller/testing`.
  */
-export { createWorker, defaultTools, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from './worker';
+export {
+  createWorker,
+  defaultTools,
+  PRELOAD_MODULES,
+  requireSearchAttributes,
+  SearchAttributesMissing,
+  workflowsPath,
+  type CreateWorkerOptions,
+} from './worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
-export { defineAgent, type AgentDefinition, type SubAgentDefinition } from './agents/define';
+export {
+  defineAgent,
+  type AgentDefinition,
+  type InstructionsContext,
+  type InstructionsFn,
+  type SubAgentDefinition,
+} from './agents/define';
+export { ModelSettings, chatCompletionFields, maxTokensFieldFor } from './core/model-settings';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
 export { assistant } from './agents/assistant';
 export { defineTool, type ToolDefinition, type ToolContext } from './tools/define';
@@ -22,6 +37,7 @@ export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/confi
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
 export { createActivities } from './activities';
 export { classifyModelError, openAIFromEnv } from './activities/model';
+export { ProviderConfig, ProviderConfigError, providerClients, providersFromEnv } from './activities/providers';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
 export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
 export { ensureSearchAttributes } from './setup';

@@ -19,8 +19,10 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities } from './activities';
+import { outputSpecOf } from './activities/agents';
 import { openAIFromEnv } from './activities/model';
-import type { AgentDefinition } from './agents/define';
+import { providerClients, providersFromEnv, type ProviderConfig } from './activities/providers';
+import { checkedModelSettings, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
@@ -93,6 +95,13 @@ export interface TillerPluginOptions {
   tracing?: Tracing | false;
   /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
   openai?: OpenAI;
+  /**
+   * Named OpenAI-compatible model providers an agent picks with `provider`:
+   * `{ groq: { baseURL, apiKeyEnv: 'GROQ_API_KEY' }, local: { baseURL: 'http://localhost:11434/v1' } }`
+   * (`apiKey` or `apiKeyEnv`). Defaults to `TILLER_PROVIDERS` (the same as JSON). Keys stay in the
+   * worker: history, state and logs only hold the provider's name, and failures are redacted.
+   */
+  providers?: Record<string, ProviderConfig>;
   /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
   model?: string;
   /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
@@ -124,9 +133,21 @@ export interface TillerPluginOptions {
 }
 
 /** Agents may only name registered tools and configured MCP servers (MCP tools are checked when a turn starts). */
-function checkAgents(agents: readonly AgentDefinition[], tools: readonly ToolDefinition<any>[], mcp?: McpPool): void {
+function checkAgents(
+  agents: readonly AgentDefinition[],
+  tools: readonly ToolDefinition<any>[],
+  providers: ReadonlyMap<string, unknown>,
+  mcp?: McpPool,
+): void {
   const toolNames = new Set(tools.map((t) => t.name));
   for (const agent of agents) {
+    if (agent.provider !== undefined && !providers.has(agent.provider))
+      throw new Error(
+        `agent ${agent.name} uses model provider ${agent.provider}, which is not configured ` +
+          `(providers: ${[...providers.keys()].join(', ') || 'none'})`,
+      );
+    checkedModelSettings(agent); // also for agents built without defineAgent
+    outputSpecOf(agent); // an output schema with no JSON Schema fails here, not at the first turn
     const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
     if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
     const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));
@@ -148,7 +169,8 @@ export class TillerPlugin extends SimplePlugin {
     const agents = opts.agents ?? [assistant];
     const tools = opts.tools ?? defaultTools();
     const mcp = opts.mcpServers?.length ? new McpPool(opts.mcpServers) : undefined;
-    checkAgents(agents, tools, mcp);
+    const providers = providerClients(opts.providers ?? providersFromEnv() ?? {});
+    checkAgents(agents, tools, providers, mcp);
     super({
       name: 'tiller',
       // Added to the worker's own activities.
@@ -157,6 +179,7 @@ export class TillerPlugin extends SimplePlugin {
         tools,
         hooks: opts.hooks ?? [],
         openai: opts.openai ?? openAIFromEnv(),
+        providers,
         defaultModel: opts.model ?? defaultModel(),
         searchAttributes: opts.searchAttributes ?? true,
         decideSignal: opts.decideSignal ?? process.env.TILLER_DECIDE_SIGNAL !== 'off',

@@ -16,7 +16,13 @@ const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
 export type SearchAttributeSetup =
   { type: 'registered'; added: string[] } | { type: 'unavailable'; missing: string[]; reason: string };
 
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<SearchAttributeSetup> {
+/** A client or worker connection: both carry the operator service. */
+export type OperatorConnection = Pick<Connection, 'operatorService'>;
+
+export async function ensureSearchAttributes(
+  connection: OperatorConnection,
+  namespace: string,
+): Promise<SearchAttributeSetup> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !known.has(name));

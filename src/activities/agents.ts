@@ -3,16 +3,20 @@
  * history, so replay never depends on the worker's current configuration) and fires `onAgentStart`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { z } from 'zod';
 import {
   DEFAULT_MAX_MODEL_CALLS,
+  DEFAULT_MAX_OUTPUT_RETRIES,
   DEFAULT_MAX_TOOL_ARG_CHARS,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   gatesOf,
+  MAX_INSTRUCTIONS_CHARS,
   type AgentDefinition,
 } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
+import { BOUNDS, clip } from '../core/bounds';
 import { FailureType } from '../core/failures';
-import type { AgentSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
+import type { AgentSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
 import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
@@ -36,8 +40,10 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
   const workerTools = def.tools.filter((name) => !deps.mcp?.owns(name));
   return {
     name: def.name,
-    instructions: def.instructions,
+    // Dynamic instructions are computed by `startTurn` (resolveInstructions) and set on the spec there.
+    instructions: typeof def.instructions === 'string' ? def.instructions : '',
     model: def.model ?? deps.defaultModel,
+    ...(def.provider !== undefined && { provider: def.provider }),
     tools: workerTools.map((name) => {
       const tool = deps.tools.get(name);
       if (!tool) throw new Error(`agent ${def.name} uses tool ${name}, which is not registered`);
@@ -55,6 +61,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     gates: gatesOf(def),
     hooks: {
       approveTool: hooks.some((h) => h.approveTool),
+      ...(hooks.some((h) => h.approveAnswer) && { approveAnswer: true }),
       onAgentStart: hooks.some((h) => h.onAgentStart),
       onToolStart: hooks.some((h) => h.onToolStart),
       onToolEnd: hooks.some((h) => h.onToolEnd),
@@ -68,6 +75,9 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       maxToolResultChars: def.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
     },
     stream: def.stream ?? true,
+    ...(def.modelSettings !== undefined && { modelSettings: def.modelSettings }),
+    ...(def.output !== undefined && { output: outputSpecOf(def) }),
+    ...(def.approveAnswer && { answerGate: def.approveAnswer === true ? {} : def.approveAnswer }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
   };
@@ -92,7 +102,9 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       });
       const specOf = async (a: AgentDefinition) =>
         mcpOptOuts(await withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp), deps.mcp);
-      const spec = inheritPolicy(await specOf(def), await Promise.all(ancestors.map(specOf)));
+      const own = await specOf(def);
+      if (typeof def.instructions === 'function') own.instructions = await resolveInstructions(def, req);
+      const spec = inheritPolicy(own, await Promise.all(ancestors.map(specOf)));
       const hooks = [...new Set([def, ...ancestors].flatMap((a) => deps.hooksFor(a.name)))];
       const hookFailures = await runHooks(hooks, 'onAgentStart', {
         agent: def.name,
@@ -120,4 +132,88 @@ export function withSubAgents(spec: AgentSpec, def: AgentDefinition, deps: Agent
     return subAgentToolSpec(name, sub);
   });
   return tools.length ? { ...spec, tools: [...spec.tools, ...tools] } : spec;
+}
+
+/** The output spec of an agent with `output`: its zod schema as JSON Schema, strict where OpenAI's strict mode allows. */
+export function outputSpecOf(def: AgentDefinition): OutputSpec | undefined {
+  if (!def.output) return undefined;
+  let schema: Record<string, unknown>;
+  try {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(def.output, { target: 'draft-7', io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    schema = closedObjects(rest);
+  } catch (err) {
+    throw new Error(`agent ${def.name}: its output schema has no JSON Schema: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return {
+    name: `${def.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 50)}_output`,
+    schema,
+    strict: strictCompatible(schema),
+    maxRetries: def.maxOutputRetries ?? DEFAULT_MAX_OUTPUT_RETRIES,
+  };
+}
+
+/**
+ * The schema with `additionalProperties: false` on every object that does not say (zod's input schema of
+ * a plain object leaves it open because parsing strips extra keys; the model should send none).
+ */
+function closedObjects(schema: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(schema);
+  const stack: unknown[] = [copy];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const n = node as Record<string, unknown>;
+    if (n.type === 'object' && n.properties && !('additionalProperties' in n)) n.additionalProperties = false;
+    for (const child of Object.values(n)) if (child && typeof child === 'object') stack.push(child);
+  }
+  return copy;
+}
+
+/** OpenAI's strict mode: an object at the root, every object lists all its properties as required and allows no others. */
+function strictCompatible(schema: Record<string, unknown>): boolean {
+  if (schema.type !== 'object') return false;
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const n = node as Record<string, unknown>;
+    if (n.type === 'object' || n.properties) {
+      const props = Object.keys((n.properties as object | undefined) ?? {});
+      const required = new Set(Array.isArray(n.required) ? n.required : []);
+      if (n.additionalProperties !== false || props.some((p) => !required.has(p))) return false;
+    }
+    for (const child of Object.values(n)) if (child && typeof child === 'object') stack.push(child);
+  }
+  return true;
+}
+
+/** An agent's dynamic instructions for this turn: a string of at most MAX_INSTRUCTIONS_CHARS, else a clear failure. */
+export async function resolveInstructions(def: AgentDefinition, req: StartTurnRequest): Promise<string> {
+  if (typeof def.instructions === 'string') return def.instructions;
+  let text: unknown;
+  try {
+    text = await def.instructions({
+      agent: def.name,
+      input: req.input,
+      turnId: req.turnId,
+      ...(req.sessionId !== undefined && { sessionId: req.sessionId }),
+    });
+  } catch (err) {
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInstructions,
+      message: `agent ${def.name}: its instructions function failed: ${clip((err as Error)?.message ?? String(err), BOUNDS.text)}`,
+    });
+  }
+  if (typeof text !== 'string' || text.length > MAX_INSTRUCTIONS_CHARS)
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInstructions,
+      message: `agent ${def.name}: its instructions function must return a string of at most ${MAX_INSTRUCTIONS_CHARS} characters`,
+      nonRetryable: true,
+    });
+  return text;
 }

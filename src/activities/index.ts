@@ -21,6 +21,8 @@ export interface ActivityDeps {
   /** Hooks for every agent, after each agent's own. */
   hooks?: readonly TillerHooks[];
   openai: OpenAI;
+  /** Named providers' clients, for agents with `provider`. */
+  providers?: ReadonlyMap<string, OpenAI>;
   defaultModel: string;
   searchAttributes: boolean;
   /** Whether turns accept the `decide` signal (else updates only). Default true. */
@@ -48,7 +50,12 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       decideSignal: deps.decideSignal ?? true,
       ...(deps.mcp && { mcp: deps.mcp }),
     }),
-    ...createModelActivities({ client: deps.openai, conversations }),
+    ...createModelActivities({
+      client: deps.openai,
+      conversations,
+      ...(deps.providers && { providers: deps.providers }),
+      outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),
+    }),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
   };
 }

@@ -6,7 +6,10 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
-import { BOUNDS, jsonBytes } from '../core/bounds';
+import type { ZodType } from 'zod';
+import { BOUNDS, clip, jsonBytes } from '../core/bounds';
+import { formatZodError } from '../core/schemas';
+import { chatCompletionFields, maxTokensFieldFor, type MaxTokensField } from '../core/model-settings';
 import { resolveConversation } from '../core/conversation';
 import { ConversationCache, expectedNext, extendChain } from './conversation-cache';
 import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../core/failures';
@@ -19,6 +22,7 @@ import type {
   ConversationSnapshot,
   ModelRequest,
   ModelResponse,
+  OutputCheck,
   ToolSpec,
 } from '../core/spec';
 
@@ -147,8 +151,16 @@ async function promptOf(req: ModelRequest, ctx: Context, cache: ConversationCach
   return { ...req, messages: resolved.messages, tools };
 }
 
-function toParams(req: Prompt): ChatCompletionCreateParams {
+function toParams(req: Prompt, maxTokensField: MaxTokensField): ChatCompletionCreateParams {
   return {
+    ...(req.output && {
+      response_format: {
+        type: 'json_schema' as const,
+        json_schema: { name: req.output.name, schema: req.output.schema, strict: req.output.strict },
+      },
+    }),
+    // The agent's settings next (extraBody may replace response_format); the fields Tiller sets win.
+    ...(chatCompletionFields(req.settings, maxTokensField) as Partial<ChatCompletionCreateParams>),
     model: req.model,
     messages: req.messages as ChatCompletionCreateParams['messages'],
     ...(req.tools.length > 0 && {
@@ -176,7 +188,7 @@ function bad(message: string): never {
 
 async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartbeat: (content: string) => void) {
   const stream = await client.chat.completions.create(
-    { ...toParams(req), stream: true, stream_options: { include_usage: true } },
+    { ...toParams(req, maxTokensFieldFor(client.baseURL)), stream: true, stream_options: { include_usage: true } },
     { signal },
   );
   let content = '';
@@ -215,7 +227,10 @@ async function streamed(client: OpenAI, req: Prompt, signal: AbortSignal, heartb
 }
 
 async function unary(client: OpenAI, req: Prompt, signal: AbortSignal) {
-  const completion = await client.chat.completions.create({ ...toParams(req), stream: false }, { signal });
+  const completion = await client.chat.completions.create(
+    { ...toParams(req, maxTokensFieldFor(client.baseURL)), stream: false },
+    { signal },
+  );
   const choice = completion?.choices?.[0];
   if (!choice?.message) bad('no choices in the completion');
   const calls = (choice.message.tool_calls ?? []).flatMap((tc) =>
@@ -259,14 +274,50 @@ function assistantMessage(
   return message;
 }
 
+/**
+ * An answer checked against the agent's output schema: JSON, valid, and as parsed plain JSON of at most
+ * `BOUNDS.long` characters (it is recorded verbatim); else why not, bounded, for the model to read.
+ */
+export function checkOutput(content: string | null, schema: ZodType): OutputCheck {
+  let json: unknown;
+  try {
+    json = JSON.parse(content ?? '');
+  } catch (err) {
+    return { ok: false, error: `the answer is not JSON (${clip((err as Error).message, 200)})` };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: formatZodError(parsed.error) };
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(parsed.data);
+  } catch (err) {
+    return { ok: false, error: `the parsed answer is not JSON: ${clip((err as Error).message, 200)}` };
+  }
+  if (text === undefined) return { ok: true, value: null };
+  if (text.length > BOUNDS.long)
+    return { ok: false, error: `the answer is ${text.length} characters of JSON, more than ${BOUNDS.long}` };
+  return { ok: true, value: JSON.parse(text) };
+}
+
 export interface ModelActivityDeps {
   /** The client to use, or a factory called once per worker. Build it with `maxRetries: 0`. */
   client: OpenAI;
   /** The worker's copy of its turns' conversations (shared with the tool activities, which add results). */
   conversations?: ConversationCache;
+  /** The output schemas of the agents with structured output, by agent name. */
+  outputs?: ReadonlyMap<string, ZodType>;
+  /** Named providers' clients (`createWorker({ providers })`), for agents with `provider`. */
+  providers?: ReadonlyMap<string, OpenAI>;
 }
 
-export function createModelActivities({ client, conversations = new ConversationCache() }: ModelActivityDeps) {
+export function createModelActivities({
+  client,
+  conversations = new ConversationCache(),
+  outputs = new Map(),
+  providers = new Map(),
+}: ModelActivityDeps) {
+  // Every key this worker holds is redacted from every failure (an endpoint may echo any of them).
+  const secrets = [client, ...providers.values()].map((c) => c.apiKey ?? undefined);
   return {
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
@@ -289,15 +340,30 @@ export function createModelActivities({ client, conversations = new Conversation
       // Non-streaming calls produce nothing to heartbeat on; keep the activity visibly alive.
       const keepAlive = setInterval(() => heartbeat(latest), 5_000);
       try {
+        const chosen = req.provider === undefined ? client : providers.get(req.provider);
+        if (!chosen)
+          throw ApplicationFailure.create({
+            type: FailureType.ModelNotFound,
+            message: `no model provider ${req.provider} on this worker; it has: ${[...providers.keys()].join(', ') || '(none)'}`,
+            nonRetryable: true,
+          });
         const prompt = await promptOf(req, ctx, conversations);
         const raw = req.stream
-          ? await streamed(client, prompt, ctx.cancellationSignal, heartbeat)
-          : await unary(client, prompt, ctx.cancellationSignal);
+          ? await streamed(chosen, prompt, ctx.cancellationSignal, heartbeat)
+          : await unary(chosen, prompt, ctx.cancellationSignal);
         const message = assistantMessage(raw, req.call);
         const key = req.conversation && conversationKey(ctx);
         if (key) conversations.answered(key, message);
         const usage = usageOf(raw.usage);
+        let output: OutputCheck | undefined;
+        if (req.output && !message.tool_calls?.length) {
+          const schema = outputs.get(req.output.agent);
+          if (!schema)
+            throw ApplicationFailure.nonRetryable(`agent ${req.output.agent} has no output schema on this worker`);
+          output = checkOutput(message.content, schema);
+        }
         return {
+          ...(output && { output }),
           message,
           usage: usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
           usageSource: usage ? (req.stream ? 'stream' : 'response') : 'none',
@@ -307,7 +373,7 @@ export function createModelActivities({ client, conversations = new Conversation
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
         const failure = classifyModelError(err);
-        const message = redact(failure.message, [client.apiKey ?? undefined]);
+        const message = redact(failure.message, secrets);
         if (message === failure.message) throw failure;
         throw ApplicationFailure.create({
           type: failure.type ?? FailureType.ModelError,

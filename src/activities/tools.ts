@@ -8,7 +8,9 @@ import { BOUNDS, deeperThan } from '../core/bounds';
 import { parseToolArgs } from '../core/args';
 import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
+import { ANSWER_TOOL } from '../core/spec';
 import type {
+  AnswerContext,
   ApprovalPendingContext,
   ApprovalReceipt,
   ApprovalResolvedContext,
@@ -130,6 +132,13 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
   return {
     /** Checks an approver's edited arguments against the tool's schema. */
     async validateToolArgs({ tool, args }: ValidateArgsRequest): Promise<ValidateArgsResponse> {
+      // An answer gate's edit (`final_answer`, never a worker tool: defineAgent refuses the name).
+      if (tool === ANSWER_TOOL && !runnable(tool)) {
+        const text = (args as { text?: unknown } | null)?.text;
+        return typeof text === 'string' && text.length <= BOUNDS.long
+          ? { ok: true }
+          : { ok: false, error: `an edited answer is { text: string } of at most ${BOUNDS.long} characters` };
+      }
       const def = runnable(tool);
       if (!def) return { ok: false, error: `unknown tool "${tool}"` };
       const checked = await def.check(args);
@@ -210,6 +219,25 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
             outcome: { action: 'deny' },
             hookFailures: [
               { hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
+            ],
+          };
+        }
+      }
+      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
+    },
+
+    async approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse> {
+      const outcomes = [];
+      for (const hook of hooksFor(answer.agent, answer.inheritsFrom)) {
+        if (!hook.approveAnswer) continue;
+        try {
+          outcomes.push(toOutcome(await hook.approveAnswer(answer)));
+        } catch (err) {
+          log.warn('answer approval hook failed; denying', { hookName: hook.name, error: message(err) });
+          return {
+            outcome: { action: 'deny', reason: 'the answer could not be checked; answer again' },
+            hookFailures: [
+              { hook: 'approveAnswer', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
             ],
           };
         }

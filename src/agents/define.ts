@@ -1,5 +1,8 @@
 /** `defineAgent`: instructions, the tools it may use, its approval policy and its own hooks. */
-import type { DurationLike, GateSpec } from '../core/spec';
+import type { z } from 'zod';
+import { ModelSettings } from '../core/model-settings';
+import { formatZodError } from '../core/schemas';
+import { ANSWER_TOOL, type DurationLike, type GateSpec } from '../core/spec';
 import type { TillerHooks } from './hooks';
 
 /** Another agent this agent may call as a tool; see {@link AgentDefinition.subAgents}. */
@@ -15,11 +18,37 @@ export interface SubAgentDefinition {
   inherit?: boolean;
 }
 
+/** What dynamic instructions are computed from (see {@link AgentDefinition.instructions}). */
+export interface InstructionsContext {
+  agent: string;
+  /** The turn's input (the user's message). */
+  input: string;
+  turnId: string;
+  /** The session the turn belongs to, if any. */
+  sessionId?: string;
+}
+
+/** Instructions computed when a turn starts. */
+export type InstructionsFn = (ctx: InstructionsContext) => string | Promise<string>;
+
+/** Dynamic instructions may be at most this many characters. */
+export const MAX_INSTRUCTIONS_CHARS = 100_000;
+
 export interface AgentDefinition {
   name: string;
-  instructions: string;
+  /**
+   * The system prompt: text, or a function of the turn's input and session, evaluated once when the turn
+   * starts (in the `startTurn` activity) and recorded with the agent's spec, so replay never calls it again.
+   * It must return a string of at most 100,000 characters; one that throws fails the attempt (retried).
+   */
+  instructions: string | InstructionsFn;
   /** Model name; falls back to `TILLER_MODEL`, then the worker's default. */
   model?: string;
+  /**
+   * The worker's named model provider to call (`createWorker({ providers })`, `TILLER_PROVIDERS`);
+   * absent: the worker's default client (`openai`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`).
+   */
+  provider?: string;
   /** Names of registered tools this agent may call; an MCP server's tool as `<server>__<tool>`. */
   tools: string[];
   /** MCP servers (configured with `createWorker({ mcpServers })`) whose every tool this agent may call. */
@@ -41,6 +70,29 @@ export interface AgentDefinition {
   hooks?: TillerHooks[];
   /** Stop with a clear failure after this many model calls (default 20). */
   maxModelCalls?: number;
+  /**
+   * Sent on every model call of this agent as Chat Completions fields (`temperature`, `top_p`,
+   * `max_tokens` / `max_completion_tokens`, `tool_choice`, `parallel_tool_calls`, `reasoning_effort`,
+   * `seed`, `stop`; `extraBody` merged last). Validated by `defineAgent`; recorded in `AGENT_STARTED`.
+   */
+  modelSettings?: ModelSettings;
+  /**
+   * Structured output: the final answer must be JSON matching this zod schema. Sent as `response_format`
+   * (`json_schema`, strict where the schema allows) on the agent's model calls; the answer is parsed and
+   * validated, an invalid one goes back to the model with the error (`maxOutputRetries` times), then the
+   * turn fails `InvalidOutput`. The turn's result and state carry the parsed value as `parsed`.
+   */
+  output?: z.ZodType;
+  /**
+   * Answer gate: a human approves the final answer before the turn completes — the same approval desk as a
+   * gated tool (`true`, or a gate with deadline, approvers, reminders, escalation), shown as a call of the
+   * pseudo-tool `final_answer` with arguments `{ text }`. Deny with a reason: the reason goes back to the
+   * model, which revises its answer (asked again). An approver may edit `text` (not with `output`). A
+   * gate that expires fails the turn.
+   */
+  approveAnswer?: boolean | GateSpec;
+  /** Invalid structured answers sent back to the model before the turn fails (default 2, at most 10). */
+  maxOutputRetries?: number;
   /** Stream model responses (default true). */
   stream?: boolean;
   /** Tokens one turn may use; the turn stops with a clear failure once exceeded. See also a session's `tokenBudget`. */
@@ -54,6 +106,9 @@ export const DEFAULT_MAX_TOOL_ARG_CHARS = 64 * 1024;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100 * 1024;
 
 export const DEFAULT_MAX_MODEL_CALLS = 20;
+export { ANSWER_TOOL };
+export const DEFAULT_MAX_OUTPUT_RETRIES = 2;
+export const MAX_OUTPUT_RETRIES = 10;
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {
   const subAgents = Object.keys(def.subAgents ?? {});
@@ -67,7 +122,33 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     if (!def.tools.includes(tool) && !subAgents.includes(tool) && !isOfMcpServer(tool, def.mcp))
       throw new Error(`agent ${def.name}: approval for ${tool}, which is not one of its tools`);
   }
+  if (def.approveAnswer && def.tools.includes(ANSWER_TOOL))
+    throw new Error(`agent ${def.name}: with approveAnswer, ${ANSWER_TOOL} may not be one of its tools`);
+  const retries = def.maxOutputRetries;
+  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > MAX_OUTPUT_RETRIES))
+    throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);
+  if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
+    throw new Error(`agent ${def.name}: output must be a zod schema`);
+  const modelSettings = checkedModelSettings(def);
+  if (modelSettings) return { ...def, modelSettings };
   return def;
+}
+
+/** The agent's model settings, parsed; throws a clear error when they are invalid. */
+export function checkedModelSettings(def: AgentDefinition): ModelSettings | undefined {
+  if (def.modelSettings === undefined) return undefined;
+  const parsed = ModelSettings.safeParse(def.modelSettings);
+  if (!parsed.success) throw new Error(`agent ${def.name}: invalid modelSettings: ${formatZodError(parsed.error)}`);
+  const choice = parsed.data.toolChoice;
+  const named = choice !== undefined && !['auto', 'none', 'required'].includes(choice);
+  if (
+    named &&
+    !def.tools.includes(choice) &&
+    !Object.hasOwn(def.subAgents ?? {}, choice) &&
+    !isOfMcpServer(choice, def.mcp)
+  )
+    throw new Error(`agent ${def.name}: modelSettings.toolChoice names ${choice}, which is not one of its tools`);
+  return parsed.data;
 }
 
 export function gatesOf(def: AgentDefinition): Record<string, GateSpec> {

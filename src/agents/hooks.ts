@@ -2,7 +2,13 @@
  * Effectful hooks, plugged in per agent (or for every agent on a worker). They run in activities,
  * so they may do I/O. The turn's own observer — the state reducer — runs in the workflow.
  */
-import type { ApprovalOutcome, ApprovalPendingContext, ApprovalResolvedContext, ToolCallContext } from '../core/spec';
+import type {
+  AnswerContext,
+  ApprovalOutcome,
+  ApprovalPendingContext,
+  ApprovalResolvedContext,
+  ToolCallContext,
+} from '../core/spec';
 
 export interface AgentStartContext {
   agent: string;
@@ -29,6 +35,12 @@ export interface TillerHooks {
    * A throw counts as a denial (fail closed).
    */
   approveTool?(call: ToolCallContext): ApprovalOutcome | boolean | Promise<ApprovalOutcome | boolean>;
+  /**
+   * The intervention on the final answer: `Proceed` (the turn completes), `Deny(reason)` (the reason
+   * goes back to the model, which revises), `Ask` (a human decides at the desk, as with `approveAnswer`
+   * on the agent). A throw denies (fail closed).
+   */
+  approveAnswer?(answer: AnswerContext): ApprovalOutcome | boolean | Promise<ApprovalOutcome | boolean>;
   onAgentStart?(ctx: AgentStartContext): void | Promise<void>;
   /** Only for approved calls, right before the tool runs. */
   onToolStart?(call: ToolCallContext): void | Promise<void>;

@@ -69,6 +69,8 @@ export function formatEvent(e: TurnEvent): string {
       return `⚠ hook failed: ${e.hook}${e.hookName ? ` (${e.hookName})` : ''}: ${truncate(e.error, 200)}`;
     case 'DECISION_REJECTED':
       return `⚠ decision rejected (${e.via}${e.id ? `, id ${e.id}` : ''}${by(e.approver)}): ${e.reason}`;
+    case 'OUTPUT_INVALID':
+      return `⚠ answer does not match the output schema (attempt ${e.attempt}): ${e.error}`;
     case 'TURN_COMPLETED':
       return '■ turn completed';
     case 'TURN_FAILED':

@@ -7,6 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } 
 import type OpenAI from 'openai';
 import type { TillerHooks } from '../agents/hooks';
 import { openAIFromEnv } from '../activities/model';
+import { ProviderConfigError, providersFromEnv } from '../activities/providers';
 import { defaultModel, type TemporalSettings } from '../config';
 import { ensureSearchAttributes } from '../setup';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
@@ -107,6 +108,18 @@ async function pickModel(log: Log): Promise<{ openai: OpenAI; scripted?: Scripte
   return { openai: openAIFromEnv({ baseURL: scripted.url, apiKey: 'demo' }), scripted };
 }
 
+/** The named providers from `TILLER_PROVIDERS` (names and endpoints only: never a key); a bad setting stops the start. */
+function logProviders(log: Log): void {
+  let providers;
+  try {
+    providers = providersFromEnv();
+  } catch (err) {
+    if (err instanceof ProviderConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  for (const [name, p] of Object.entries(providers ?? {})) log(`model provider ${name}: ${p.baseURL}`);
+}
+
 /** The Slack hook when TILLER_SLACK_CHANNEL is set (src/slack/config.ts); a bad setting stops the start. */
 function slackHooksFromEnv(log: Log): TillerHooks[] {
   let config;
@@ -137,6 +150,7 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
     const searchAttributes = await searchAttributesReady(settings, log);
     const model = await pickModel(log);
     scripted = model.scripted;
+    logProviders(log);
     const bundle = chooseBundle(process.env.TILLER_WORKFLOW_BUNDLE, !!tracing);
     if (bundle.note) log(bundle.note);
     else if (!bundle.codePath) log('bundling workflows …');

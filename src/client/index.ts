@@ -46,6 +46,8 @@ import {
   WORKFLOW_TYPE_TURN,
 } from '../contract';
 import { turnResultOf } from '../core/failures';
+import { formatZodError } from '../core/schemas';
+import type { ZodType } from 'zod';
 
 export interface StartTurnOptions {
   agent: string;
@@ -214,15 +216,26 @@ export class TillerClient {
     return this.handle(turnId).signal(decideSignal, decision as Decision);
   }
 
-  /** The turn's result; for a failed turn, the result carried in the failure (status `failed`). */
-  async result(turnId: string): Promise<TurnResult> {
+  /**
+   * The turn's result; for a failed turn, the result carried in the failure (status `failed`). With the
+   * agent's `output` schema, `parsed` (the structured answer) is checked against it and typed.
+   */
+  async result(turnId: string): Promise<TurnResult>;
+  async result<T>(turnId: string, output: ZodType<T>): Promise<TurnResult & { parsed?: T }>;
+  async result<T>(turnId: string, output?: ZodType<T>): Promise<TurnResult & { parsed?: T }> {
+    let result: TurnResult;
     try {
-      return (await this.handle(turnId).result()) as TurnResult;
+      result = (await this.handle(turnId).result()) as TurnResult;
     } catch (err) {
       const failed = err instanceof WorkflowFailedError ? turnResultOf(err.cause) : undefined;
-      if (failed) return failed;
-      throw err;
+      if (!failed) throw err;
+      result = failed;
     }
+    if (!output || result.parsed === undefined) return result as TurnResult & { parsed?: T };
+    const checked = output.safeParse(result.parsed);
+    if (!checked.success)
+      throw new Error(`turn ${turnId}: its parsed answer does not match the schema: ${formatZodError(checked.error)}`);
+    return { ...result, parsed: checked.data };
   }
 
   /**

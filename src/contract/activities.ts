@@ -5,6 +5,7 @@
  * keys never change (old histories and workers of the previous version read them).
  */
 import type {
+  AnswerContext,
   ApprovalPendingContext,
   ApprovalReceipt,
   ApprovalResolvedContext,
@@ -34,6 +35,8 @@ export interface TillerActivities {
   previewTool(req: PreviewRequest): Promise<PreviewResponse>;
   /** The agent's `approveTool` hooks decide a call: proceed, deny, or ask a human. */
   approveTool(call: ToolCallContext): Promise<ApproveToolResponse>;
+  /** The agent's `approveAnswer` hooks decide the final answer: proceed, deny (the model revises), or ask a human. */
+  approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse>;
   /**
    * Fires `onApprovalPending` (on the request, each reminder and escalation). `receipts`:
    * what hooks that also have `onApprovalResolved` returned.

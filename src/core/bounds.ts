@@ -168,7 +168,9 @@ const NAME_KEYS = new Set([
 ]);
 const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content']);
 /** Fields that hold arbitrary JSON from outside (the model's arguments, an approver's edit). */
-const JSON_KEYS = new Set(['args']);
+const JSON_KEYS = new Set(['args', 'modelSettings']);
+/** Fields kept as they are: a structured answer, bounded by the model activity (`BOUNDS.long` characters of JSON). */
+const VERBATIM_KEYS = new Set(['parsed']);
 
 /**
  * A copy of an event body with every string clipped by what its field holds and every JSON value
@@ -184,7 +186,8 @@ export function boundEvent<T extends object>(body: T): T {
       const key = typeof k === 'number' ? parentKey : k;
       const value = (obj as Record<string | number, unknown>)[k];
       let out = value;
-      if (JSON_KEYS.has(key)) out = boundJson(value);
+      if (VERBATIM_KEYS.has(key) && typeof k === 'string') out = value;
+      else if (JSON_KEYS.has(key)) out = boundJson(value);
       else if (typeof value === 'string') {
         out = clip(value, NAME_KEYS.has(key) ? BOUNDS.name : LONG_KEYS.has(key) ? BOUNDS.long : BOUNDS.text);
       } else if (value !== null && typeof value === 'object') {

@@ -2,6 +2,7 @@
  * The events a turn emits. Every change to `TurnState` is one of these, folded by `foldEvent`
  * (state.ts), so the state query, the event stream and hook observers all see the same facts.
  */
+import type { ModelSettings } from './model-settings';
 import type { PendingApproval, RecordedDecision, TurnStatus, Usage } from './schemas';
 
 interface Base {
@@ -12,7 +13,15 @@ interface Base {
 }
 
 export type TurnEventBody =
-  | { type: 'AGENT_STARTED'; agent: string; input: string; model: string; tools: string[] }
+  | {
+      type: 'AGENT_STARTED';
+      agent: string;
+      input: string;
+      model: string;
+      tools: string[];
+      /** The agent's model settings, when it has any. */
+      modelSettings?: ModelSettings;
+    }
   | {
       type: 'MODEL_CALLED';
       call: number;
@@ -73,7 +82,10 @@ export type TurnEventBody =
       usage: Usage;
       error?: string;
     }
-  | { type: 'TURN_COMPLETED'; output: string }
+  /** The answer did not match the agent's output schema: sent back to the model (`attempt` of `maxRetries`) or the turn fails. */
+  | { type: 'OUTPUT_INVALID'; call: number; attempt: number; error: string }
+  /** `parsed`: the answer as the output schema parsed it (structured output only). */
+  | { type: 'TURN_COMPLETED'; output: string; parsed?: unknown }
   | { type: 'TURN_FAILED'; error: string }
   | { type: 'TURN_CANCELLED'; reason?: string };
 
@@ -98,6 +110,7 @@ export const EVENT_TYPES: readonly TurnEventType[] = [
   'SUBAGENT_STARTED',
   'SUBAGENT_PROGRESS',
   'SUBAGENT_ENDED',
+  'OUTPUT_INVALID',
   'TURN_COMPLETED',
   'TURN_FAILED',
   'TURN_CANCELLED',

@@ -14,12 +14,19 @@ export const FailureType = {
   InvalidSessionInput: 'InvalidSessionInput',
   /** A turn ended `failed`; its details carry the `TurnResult` (read it with `turnResultOf`). */
   TurnFailed: 'TurnFailed',
+  /**
+   * A turn with structured output (`defineAgent({ output })`) ended `failed` because the model's answer
+   * still did not match the schema after its retries; its details carry the `TurnResult` like `TurnFailed`.
+   */
+  InvalidOutput: 'InvalidOutput',
   /** A session's `send` could not start its turn. */
   TurnNotStarted: 'TurnNotStarted',
   /** A `decide` update (or signal) was refused; the message says why. */
   DecisionRejected: 'DecisionRejected',
   /** A session refused `send` or `revokeTrust`; the message says why. */
   SessionRequestRejected: 'SessionRequestRejected',
+  /** An agent's instructions function threw (retried) or returned something other than a bounded string. */
+  InvalidInstructions: 'InvalidInstructions',
   /** The worker serves no agent of that name. */
   UnknownAgent: 'UnknownAgent',
   /** Model endpoint answers, classified by `classifyModelError` (src/activities/model.ts). */
@@ -70,7 +77,11 @@ export function describeFailure(err: unknown): string {
  */
 export function turnResultOf(failure: unknown): TurnResult | undefined {
   const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
-  if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.TurnFailed) return undefined;
+  if (
+    !(cause instanceof ApplicationFailure) ||
+    (cause.type !== FailureType.TurnFailed && cause.type !== FailureType.InvalidOutput)
+  )
+    return undefined;
   const checked = TurnResult.safeParse(cause.details?.[0]);
   return checked.success ? checked.data : undefined;
 }

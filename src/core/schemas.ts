@@ -178,6 +178,8 @@ export interface SubAgentRun {
  */
 export const TurnResult = z.object({
   output: z.string(),
+  /** Structured output: the answer parsed and validated by the agent's `output` schema. */
+  parsed: z.unknown().optional(),
   usage: Usage,
   toolCalls: z.array(ToolCallRecord),
   status: z.enum(['completed', 'failed', 'cancelled']),

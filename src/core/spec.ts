@@ -5,6 +5,7 @@
  */
 
 import type { Duration } from '@temporalio/common';
+import type { ModelSettings } from './model-settings';
 import type { RecordedDecision } from './schemas';
 
 /** A Temporal duration: milliseconds or a string such as `"3 days"`, `"90s"` (type only; no runtime import). */
@@ -17,6 +18,9 @@ export interface EscalationSpec {
   timeout?: DurationLike;
   remindEvery?: DurationLike;
 }
+
+/** The pseudo-tool under which an answer gate's approval shows (`defineAgent({ approveAnswer })`). */
+export const ANSWER_TOOL = 'final_answer';
 
 export interface GateSpec {
   /** How long a human has to decide; no timeout when absent. */
@@ -75,10 +79,26 @@ export interface Limits {
   maxToolResultChars: number;
 }
 
+/** Structured output (`defineAgent({ output })`): the JSON Schema the answer must match, from the agent's zod schema. */
+export interface OutputSpec {
+  /** `response_format.json_schema.name`. */
+  name: string;
+  schema: Record<string, unknown>;
+  /** Sent as `strict`: true when the schema fits OpenAI's strict mode (every property required, no extras). */
+  strict: boolean;
+  /** Invalid answers sent back to the model with the validation error before the turn fails `InvalidOutput`. */
+  maxRetries: number;
+}
+
+/** The model activity's check of an answer against the agent's output schema (`ok` like the other checks). */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; error: string };
+
 export interface AgentSpec {
   name: string;
   instructions: string;
   model: string;
+  /** The worker's named provider to call (its name only: the key stays in the worker); absent: the default. */
+  provider?: string;
   tools: ToolSpec[];
   /** Tools that need a human decision, by name. */
   gates: Record<string, GateSpec>;
@@ -91,11 +111,19 @@ export interface AgentSpec {
     onApprovalPending?: boolean;
     /** Absent in specs recorded before `onApprovalResolved` existed. */
     onApprovalResolved?: boolean;
+    /** Absent in specs recorded before answer gates existed. */
+    approveAnswer?: boolean;
   };
   maxModelCalls: number;
   /** Guardrails (OWASP LLM06/LLM10); absent in specs recorded before 0.2, which then run unlimited. */
   limits?: Limits;
   stream: boolean;
+  /** Sent on every model call (validated by `defineAgent`); absent in specs recorded before they existed. */
+  modelSettings?: ModelSettings;
+  /** Answer gate: a human approves the final answer (shown as the pseudo-tool `final_answer`). */
+  answerGate?: GateSpec;
+  /** Structured output: the answer is JSON matching this schema (absent: free text). */
+  output?: OutputSpec;
   /** Whether the Tiller search attributes are registered on this namespace. */
   searchAttributes: boolean;
   /** `false`: this deployment takes decisions by update only (absent: the signal decides too). */
@@ -117,7 +145,14 @@ export type ChatMessage =
 export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
 
 export interface HookFailure {
-  hook: 'approveTool' | 'onAgentStart' | 'onToolStart' | 'onToolEnd' | 'onApprovalPending' | 'onApprovalResolved';
+  hook:
+    | 'approveTool'
+    | 'approveAnswer'
+    | 'onAgentStart'
+    | 'onToolStart'
+    | 'onToolEnd'
+    | 'onApprovalPending'
+    | 'onApprovalResolved';
   hookName?: string;
   error: string;
 }
@@ -162,6 +197,8 @@ export interface ConversationSnapshot {
 
 export interface ModelRequest {
   model: string;
+  /** The worker's named provider (absent: its default client). */
+  provider?: string;
   /** The conversation, inline (histories from before `conversation-by-reference`) … */
   messages?: ChatMessage[];
   /** … or by reference: the activity reads it with the turn's `conversation` query (src/core/conversation.ts). */
@@ -171,6 +208,10 @@ export interface ModelRequest {
   stream: boolean;
   turnId: string;
   call: number;
+  /** The agent's model settings, sent as Chat Completions fields. */
+  settings?: ModelSettings;
+  /** Structured output: sent as `response_format`, and an answer is checked against the agent's schema. */
+  output?: OutputSpec & { agent: string };
 }
 
 export interface ModelResponse {
@@ -180,6 +221,8 @@ export interface ModelResponse {
   usageSource: 'stream' | 'response' | 'none';
   finishReason?: string;
   durationMs: number;
+  /** With `output` and no tool calls: the answer parsed and validated, or why it is invalid. */
+  output?: OutputCheck;
 }
 
 export interface ToolCallContext {
@@ -190,6 +233,21 @@ export interface ToolCallContext {
   tool: string;
   args: unknown;
   /** A sub-agent with `inherit: true`: the agents whose hooks also apply to this call (nearest first). */
+  inheritsFrom?: string[];
+}
+
+/** What an `approveAnswer` hook decides on: the turn's final answer. */
+export interface AnswerContext {
+  agent: string;
+  turnId: string;
+  workflowId: string;
+  /** The answer's id at the desk (`answer-<model call>`), should a human be asked. */
+  answerId: string;
+  /** The answer's text. */
+  text: string;
+  /** Structured output: the parsed answer. */
+  parsed?: unknown;
+  /** A sub-agent with `inherit: true`: the agents whose hooks also apply (nearest first). */
   inheritsFrom?: string[];
 }
 

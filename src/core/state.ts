@@ -5,6 +5,7 @@
  */
 import { boundJson, BOUNDS, clip, jsonBytes } from './bounds';
 import type { TurnEvent, TurnEventBody } from './events';
+import type { ModelSettings } from './model-settings';
 import {
   emptyUsage,
   WIRE_VERSION,
@@ -36,6 +37,10 @@ export interface TurnState {
   children?: Record<string, SubAgentRun>;
   output?: string;
   error?: string;
+  /** A structured answer, parsed by the agent's output schema (`TURN_COMPLETED`). */
+  parsed?: unknown;
+  /** The model settings the turn runs with (from `AGENT_STARTED`), when the agent has any. */
+  modelSettings?: ModelSettings;
 }
 
 export const DEFAULT_MAX_EVENTS = 500;
@@ -119,6 +124,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
   switch (event.type) {
     case 'AGENT_STARTED':
       state.status = 'running';
+      if (event.modelSettings) state.modelSettings = event.modelSettings;
       break;
     case 'MODEL_CALLED':
       addUsage(state.usage, { ...event.usage, modelCalls: 1 });
@@ -253,6 +259,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
     case 'TURN_COMPLETED':
       state.status = 'completed';
       state.output = event.output;
+      if (event.parsed !== undefined) state.parsed = event.parsed;
       return;
     case 'TURN_FAILED':
       state.status = 'failed';

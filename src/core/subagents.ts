@@ -51,6 +51,8 @@ export function inheritPolicy(own: AgentSpec, ancestors: readonly AgentSpec[]): 
   for (const spec of ancestors) {
     for (const key of Object.keys(hooks) as (keyof AgentSpec['hooks'])[])
       hooks[key] = Boolean(hooks[key] || spec.hooks[key]);
+    // Present only when some agent has one (specs recorded before answer gates lack the key).
+    if (spec.hooks.approveAnswer) hooks.approveAnswer = true;
   }
   return { ...own, gates, hooks, inherits: ancestors.map((a) => a.name) };
 }

@@ -22,6 +22,8 @@ export interface TurnCarry {
   call: number;
   seenIds: string[];
   batch?: { message: AssistantMessage; calls: BatchCall[] };
+  /** Structured output: invalid answers so far (their retries are bounded per turn, across runs). */
+  invalidAnswers?: number;
 }
 
 /** Events per run before the turn continues as new, unless its input sets another budget. */

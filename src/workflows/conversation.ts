@@ -42,8 +42,16 @@ export class TurnConversation {
 
   /** The model activity's input for call number `call`. */
   request(turnId: string, call: number): ModelRequest {
-    const { model, stream, tools } = this.agent;
-    const common = { model, stream, turnId, call };
+    const { model, provider, stream, tools, modelSettings, output, name } = this.agent;
+    const common = {
+      model,
+      ...(provider !== undefined && { provider }),
+      stream,
+      turnId,
+      call,
+      ...(modelSettings && { settings: modelSettings }),
+      ...(output && { output: { ...output, agent: name } }),
+    };
     return this.byReference
       ? { ...common, conversation: this.digest.ref() }
       : { ...common, messages: this.messages, tools };
@@ -52,6 +60,11 @@ export class TurnConversation {
   /** The messages so far (the turn carries them when it continues as new). */
   all(): ChatMessage[] {
     return this.messages;
+  }
+
+  /** A message from Tiller to the model as the user (why an answer was refused). */
+  addUserMessage(content: string): void {
+    this.messages.push({ role: 'user', content });
   }
 
   addResponse(message: AssistantMessage): void {

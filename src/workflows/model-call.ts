@@ -4,8 +4,8 @@
  */
 import { isCancellation } from '@temporalio/workflow';
 import type { CallIds } from '../core/call-ids';
-import { describeFailure } from '../core/failures';
-import type { AgentSpec, AssistantMessage } from '../core/spec';
+import { describeFailure, FailureType } from '../core/failures';
+import type { AgentSpec, AssistantMessage, OutputCheck } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
@@ -13,12 +13,22 @@ import type { TurnRecorder } from './recorder';
 import { displayArgs } from './tool-call';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
-export class TurnFailure extends Error {}
+export class TurnFailure extends Error {
+  /** The failure's type: `TurnFailed` unless said otherwise (`InvalidOutput`). */
+  constructor(
+    message: string,
+    readonly type: string = FailureType.TurnFailed,
+  ) {
+    super(message);
+  }
+}
 
 export interface ModelStep {
   message: AssistantMessage;
   /** The tool calls the model asked for, in its order (empty: this is the answer). */
   calls: BatchCall[];
+  /** Structured output: the answer checked against the agent's schema. */
+  output?: OutputCheck;
 }
 
 export async function callModel(
@@ -51,12 +61,28 @@ export async function callModel(
     text: message.content,
   });
   conversation.addResponse(message);
-  return { message, calls };
+  return { message, calls, ...(response.output && { output: response.output }) };
 }
 
 /** Fails the turn when the model still asks for tools past its token budget or its model calls. */
 export function checkLimits(step: ModelStep, call: number, agent: AgentSpec, used: number, budget?: number): void {
   const still = `the model still asked for tools (${step.calls.map((c) => c.name).join(', ')})`;
+  if (budget !== undefined && used > budget) {
+    throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
+  }
+  if (call >= agent.maxModelCalls) {
+    throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
+  }
+}
+
+/** Fails the turn when an invalid structured answer may not be retried: past its token budget or its model calls. */
+export function checkAnswerLimits(
+  call: number,
+  agent: AgentSpec,
+  used: number,
+  budget?: number,
+  still = 'the answer still did not match the output schema',
+): void {
   if (budget !== undefined && used > budget) {
     throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
   }

@@ -38,3 +38,12 @@ export const PATCH_CARRIED_WAITS_FIRST = 'carried-waits-first';
 
 /** Since 0.4 read-only tools (`readOnly`, MCP `readOnlyHint`) run as local activities unless they opt out. */
 export const PATCH_READ_ONLY_LOCAL = 'read-only-tools-local';
+
+/**
+ * Structured output (`defineAgent({ output })`): an answer that does not match the schema goes back to
+ * the model (another model call) or fails the turn. Only agents with `output` reach the check.
+ */
+export const PATCH_STRUCTURED_OUTPUT = 'structured-output';
+
+/** Answer gates (`defineAgent({ approveAnswer })`): the final answer waits at the approval desk. Only agents with a gate reach it. */
+export const PATCH_ANSWER_GATE = 'answer-gate';

@@ -27,10 +27,11 @@ import {
 } from '../contract';
 import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
-import type { AgentSpec } from '../core/spec';
+import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
+import { deniedResult } from '../core/policy';
 import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
-import { acts, startOptions } from './activities';
+import { acts, hookOptions, startOptions } from './activities';
 import { ApprovalDesk, deskActivities } from './approvals';
 import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
@@ -38,8 +39,13 @@ import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
-import { callModel, checkLimits, TurnFailure, type ModelStep } from './model-call';
-import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
+import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
+import {
+  PATCH_ANSWER_GATE,
+  PATCH_CARRIED_WAITS_FIRST,
+  PATCH_STRUCTURED_OUTPUT,
+  PATCH_TURN_CONTINUE_AS_NEW,
+} from './patches';
 import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -116,7 +122,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     const { spec } = started;
     mirror(spec, false);
     const tools = spec.tools.map((t) => t.name);
-    recorder.record({ type: 'AGENT_STARTED', agent: spec.name, input: input.input, model: spec.model, tools });
+    recorder.record({
+      type: 'AGENT_STARTED',
+      agent: spec.name,
+      input: input.input,
+      model: spec.model,
+      tools,
+      ...(spec.modelSettings && { modelSettings: spec.modelSettings }),
+    });
     recorder.hookFailures(started.hookFailures);
     return spec;
   }
@@ -138,13 +151,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     return limits.length ? Math.min(...limits) : undefined;
   };
 
-  /** Calls the model until it answers without tool calls; returns that answer. */
-  async function runLoop(): Promise<string> {
+  /** Calls the model until it answers without tool calls; returns that answer (and its parsed value). */
+  async function runLoop(): Promise<Answer> {
     const agent = (spec ??= await startAgent());
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
     const conversation = new TurnConversation(agent, input, carried?.messages);
     const ids = new CallIds(carried?.seenIds);
+    let invalidAnswers = carried?.invalidAnswers ?? 0;
     const carry = (call: number, batch?: TurnCarry['batch']): TurnCarry => ({
       state,
       spec: agent,
@@ -152,13 +166,47 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       call,
       seenIds: ids.list(),
       ...(batch && { batch }),
+      ...(invalidAnswers > 0 && { invalidAnswers }),
     });
     let step: ModelStep | undefined = carried?.batch;
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
         step = await callModel({ agent, recorder, conversation, ids }, call);
-        if (step.calls.length === 0) return step.message.content ?? '';
+        const text = step.message.content ?? '';
+        if (step.calls.length === 0) {
+          // Structured output: a valid answer ends the turn; an invalid one goes back to the model.
+          const check = step.output;
+          let answer: Answer | undefined;
+          if (!agent.output || !check || !patched(PATCH_STRUCTURED_OUTPUT)) answer = { text };
+          else if (check.ok) answer = { text, parsed: check.value };
+          if (answer) {
+            // An answer gate: a human approves the answer, or says why not and the model revises it.
+            if (!(agent.answerGate || agent.hooks.approveAnswer) || !patched(PATCH_ANSWER_GATE)) return answer;
+            const gated = await gateAnswer(agent, call, answer);
+            if (gated.type === 'approved') return gated.answer;
+            checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget(), 'the answer was not approved');
+            conversation.addUserMessage(
+              `Your answer was not approved: ${gated.reason}\nRevise your answer accordingly.`,
+            );
+            step = undefined;
+            continue;
+          }
+          const error = check && !check.ok ? check.error : '';
+          invalidAnswers++;
+          recorder.record({ type: 'OUTPUT_INVALID', call, attempt: invalidAnswers, error });
+          if (invalidAnswers > (agent.output?.maxRetries ?? 0))
+            throw new TurnFailure(
+              `InvalidOutput: the answer did not match the output schema after ${invalidAnswers} attempts: ${error}`,
+              FailureType.InvalidOutput,
+            );
+          checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget());
+          conversation.addUserMessage(
+            `Your answer does not match the required output schema: ${error}\nAnswer again with only JSON that matches the schema.`,
+          );
+          step = undefined;
+          continue;
+        }
         checkLimits(step, call, agent, state.usage.totalTokens, tokenBudget());
       }
       // Calls from one response run concurrently; their results go back in the model's order.
@@ -184,8 +232,94 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     }
   }
 
+  /**
+   * Waits at the desk for a human to approve the answer (the pseudo-tool `final_answer`, arguments
+   * `{ text }`); an approver may edit the text of an answer without `output`. An expired gate fails the turn.
+   */
+  async function gateAnswer(
+    agent: AgentSpec,
+    call: number,
+    answer: Answer,
+  ): Promise<{ type: 'approved'; answer: Answer } | { type: 'denied'; reason: string }> {
+    const id = `answer-${call}`;
+    const args = { text: answer.text };
+    const context = {
+      agent: agent.name,
+      turnId: state.turnId,
+      workflowId,
+      toolCallId: id,
+      tool: ANSWER_TOOL,
+      ...(agent.inherits && { inheritsFrom: agent.inherits }),
+    };
+    const done = (approved: Answer) => {
+      recorder.record({ type: 'TOOL_STARTED', toolCallId: id, tool: ANSWER_TOOL, args: { text: approved.text } });
+      recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
+      return { type: 'approved' as const, answer: approved };
+    };
+    // The agent's approveAnswer hooks first: proceed, deny (the model revises) or ask a human.
+    if (agent.hooks.approveAnswer) {
+      let outcome: ApprovalOutcome;
+      try {
+        const response = await acts.approveAnswer.executeWithOptions(
+          { ...hookOptions, summary: `approve answer ${call}` },
+          [
+            {
+              agent: agent.name,
+              turnId: state.turnId,
+              workflowId,
+              answerId: id,
+              text: answer.text,
+              ...(answer.parsed !== undefined && { parsed: answer.parsed }),
+              ...(agent.inherits && { inheritsFrom: agent.inherits }),
+            },
+          ],
+        );
+        recorder.hookFailures(response.hookFailures, id);
+        outcome = response.outcome;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        recorder.hookFailures([{ hook: 'approveAnswer', error: describeFailure(err) }], id);
+        outcome = { action: 'deny', reason: 'the answer could not be checked; answer again' };
+      }
+      if (outcome.action !== 'ask') {
+        const reason = outcome.action === 'deny' ? deniedResult(outcome.reason) : undefined;
+        const decision = {
+          id,
+          approved: outcome.action === 'proceed',
+          scope: 'once' as const,
+          at: recorder.now(),
+          via: 'hook' as const,
+          ...(reason !== undefined && { reason }),
+        };
+        if (reason === undefined) {
+          recorder.record({ type: 'TOOL_APPROVED', toolCallId: id, tool: ANSWER_TOOL, args, decision });
+          return done(answer);
+        }
+        recorder.record({
+          type: 'TOOL_DENIED',
+          toolCallId: id,
+          tool: ANSWER_TOOL,
+          args,
+          result: reason,
+          decision,
+          reason,
+        });
+        return { type: 'denied', reason };
+      }
+    }
+    const outcome = await desk.wait({ ...context, args }, agent.answerGate ?? {}, answer.text);
+    if (outcome.type === 'refused') {
+      if (state.toolCalls.find((c) => c.id === id)?.status === 'timed_out')
+        throw new TurnFailure(`the answer was not approved: ${outcome.result}`);
+      return { type: 'denied', reason: outcome.result };
+    }
+    const edited = (outcome.decision.args as { text?: unknown } | undefined)?.text;
+    return done(typeof edited === 'string' && !agent.output ? { text: edited } : answer);
+  }
+
   const result = (status: TurnResult['status']): TurnResult => ({
     output: state.output ?? '',
+    ...(state.parsed !== undefined && { parsed: state.parsed }),
     usage: state.usage,
     toolCalls: budgetedState(state).toolCalls,
     status,
@@ -194,8 +328,12 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   });
 
   try {
-    const output = await runLoop();
-    recorder.record({ type: 'TURN_COMPLETED', output });
+    const answer = await runLoop();
+    recorder.record({
+      type: 'TURN_COMPLETED',
+      output: answer.text,
+      ...(answer.parsed !== undefined && { parsed: answer.parsed }),
+    });
     await condition(allHandlersFinished);
     return result('completed');
   } catch (err) {
@@ -207,12 +345,18 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     recorder.record({ type: 'TURN_FAILED', error: err.message });
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({
-      type: FailureType.TurnFailed,
+      type: err.type,
       message: err.message,
       nonRetryable: true,
       details: [result('failed')],
     });
   }
+}
+
+/** A turn's answer: its text, and with structured output the parsed value. */
+interface Answer {
+  text: string;
+  parsed?: unknown;
 }
 
 function parseInput(raw: TurnInput): TurnInput {

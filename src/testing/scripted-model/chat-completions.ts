@@ -122,9 +122,17 @@ function resolveAnswer(state: ServerState, step: NormalStep, body: JsonObject): 
     id: `chatcmpl-scripted-${++state.completionCount}`,
     created: Math.floor(Date.now() / 1000),
     model: typeof body.model === 'string' ? body.model : 'scripted',
-    content: step.content,
+    content: step.echo ? echoSettings(body) : step.json !== undefined ? JSON.stringify(step.json) : step.content,
     toolCalls,
     usage: fullUsage(step.usage ?? state.defaultUsage),
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
   };
+}
+
+/** The request's settings (everything but the conversation and the streaming fields) as JSON text. */
+export function echoSettings(body: JsonObject): string {
+  const settings = Object.entries(body).filter(
+    ([key]) => !['messages', 'tools', 'stream', 'stream_options'].includes(key),
+  );
+  return JSON.stringify(Object.fromEntries(settings));
 }

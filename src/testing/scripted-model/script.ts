@@ -50,6 +50,16 @@ export interface NormalStep {
   chunkDelayMs?: number;
   /** Streaming only: drop the connection after this many content chunks (a stream that breaks). */
   breakAfterChunks?: number;
+  /**
+   * Answer with the request's settings as JSON text: every body field except `messages`, `tools`,
+   * `stream` and `stream_options` (e.g. `{"model":"x","temperature":0.2}`), in place of `content`.
+   */
+  echo?: boolean;
+  /**
+   * A structured answer: sent as its JSON text in place of `content` (what a model asked for a
+   * `response_format` `json_schema` returns). The request's `response_format` is in `requests[i].body`.
+   */
+  json?: unknown;
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * Named model providers (`createWorker({ providers })`, or `TILLER_PROVIDERS` for `tiller worker`): OpenAI-
+ * compatible endpoints an agent picks with `provider`. Checked with zod and bounded like any configuration
+ * from outside; the key is read here (given, or from the env variable `apiKeyEnv` names) and stays in the
+ * worker's OpenAI clients: specs, history, state and logs only ever hold the provider's name.
+ */
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { formatZodError } from '../core/schemas';
+
+/** A provider's name, as agents refer to it. */
+export const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const MAX_PROVIDERS = 32;
+/** `TILLER_PROVIDERS` is at most this many characters of JSON. */
+export const MAX_PROVIDERS_ENV_CHARS = 64_000;
+
+export const ProviderConfig = z
+  .strictObject({
+    /** The endpoint, e.g. `https://api.groq.com/openai/v1` or `http://localhost:11434/v1`. */
+    baseURL: z
+      .string()
+      .max(2_000)
+      .refine((u) => /^https?:\/\//.test(u) && URL.canParse(u), 'must be an http(s) URL'),
+    /** The key itself (from your secret store) … */
+    apiKey: z.string().min(1).max(4_096).optional(),
+    /** … or the name of the env variable that holds it. */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name')
+      .optional(),
+  })
+  .refine((p) => p.apiKey === undefined || p.apiKeyEnv === undefined, 'give apiKey or apiKeyEnv, not both');
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+const Providers = z
+  .record(z.string().regex(PROVIDER_NAME, 'provider names are 1-64 letters, digits, _ or -'), ProviderConfig)
+  .refine((p) => Object.keys(p).length <= MAX_PROVIDERS, `at most ${MAX_PROVIDERS} providers`);
+
+/** Thrown for a provider configuration that does not validate or names a missing env variable. */
+export class ProviderConfigError extends Error {
+  override readonly name = 'ProviderConfigError';
+}
+
+/** The providers' OpenAI clients (`maxRetries: 0`: Temporal retries), by name; throws `ProviderConfigError`. */
+export function providerClients(
+  config: Record<string, ProviderConfig>,
+  env: NodeJS.ProcessEnv = process.env,
+): Map<string, OpenAI> {
+  const parsed = Providers.safeParse(config);
+  if (!parsed.success) throw new ProviderConfigError(`invalid providers: ${formatZodError(parsed.error)}`);
+  const clients = new Map<string, OpenAI>();
+  for (const [name, p] of Object.entries(parsed.data)) {
+    let apiKey = p.apiKey;
+    if (p.apiKeyEnv !== undefined) {
+      apiKey = env[p.apiKeyEnv];
+      if (!apiKey) throw new ProviderConfigError(`provider ${name}: the env variable ${p.apiKeyEnv} is not set`);
+    }
+    clients.set(name, new OpenAI({ baseURL: p.baseURL, apiKey: apiKey ?? 'not-needed', maxRetries: 0 }));
+  }
+  return clients;
+}
+
+/**
+ * The providers in `TILLER_PROVIDERS` (JSON: `{"groq": {"baseURL": "…", "apiKeyEnv": "GROQ_API_KEY"}}`),
+ * or none. Keys belong in their own env variables (`apiKeyEnv`), not in this one.
+ */
+export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, ProviderConfig> | undefined {
+  const raw = env.TILLER_PROVIDERS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw.length > MAX_PROVIDERS_ENV_CHARS)
+    throw new ProviderConfigError(`TILLER_PROVIDERS is longer than ${MAX_PROVIDERS_ENV_CHARS} characters`);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    // The text may hold a key: never quote it.
+    throw new ProviderConfigError('TILLER_PROVIDERS is not JSON');
+  }
+  const parsed = Providers.safeParse(json);
+  if (!parsed.success) throw new ProviderConfigError(`TILLER_PROVIDERS: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}

@@ -1,0 +1,102 @@
+/**
+ * `createWorker` on a namespace without Tiller's search attributes (a user who skipped `tiller setup`):
+ * it registers them where the server allows it, and refuses to start — naming the command to run —
+ * where it does not. Before, the worker started and every turn's workflow task failed with
+ * `BadSearchAttributes`, retried forever. Each test uses a namespace of its own on the run's dev server.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import { TillerClient } from '../../src/client';
+import { defineAgent } from '../../src/agents/define';
+import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/contract';
+import { SearchAttributesMissing } from '../../src/worker';
+import { createHarness, scriptByInput, type Harness } from '../support/harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const agents = [defineAgent({ name: 'plain', instructions: 'x', tools: [] })];
+const KEYWORD_LIST = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST;
+
+/** A fresh namespace on the dev server, once the server serves it (polled, as the server's cache catches up). */
+async function freshNamespace(label: string): Promise<string> {
+  const namespace = `${label}-${randomUUID().slice(0, 8)}`;
+  const { workflowService, operatorService } = h.client.connection;
+  await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await operatorService.listSearchAttributes({ namespace });
+      return namespace;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function customAttributes(namespace: string): Promise<string[]> {
+  const listed = await h.client.connection.operatorService.listSearchAttributes({ namespace });
+  return Object.keys(listed.customAttributes ?? {});
+}
+
+/** Runs one turn on `namespace` with a worker from `createWorker`; returns its result and search attributes. */
+async function runTurn(namespace: string, searchAttributes?: boolean) {
+  const tiller = new TillerClient(new Client({ connection: h.client.connection, namespace }), h.taskQueue);
+  const input = `hello ${namespace}`;
+  h.model.setScript(scriptByInput({ [input]: [{ content: 'hi' }] }));
+  const worker = await h.worker({ agents, namespace, ...(searchAttributes !== undefined && { searchAttributes }) });
+  const turnId = h.turnId('sa');
+  return worker.runUntil(async () => {
+    await tiller.startTurn({ agent: 'plain', input, turnId });
+    const result = await tiller.result(turnId);
+    const described = await tiller.handle(turnId).describe();
+    return { result, status: described.typedSearchAttributes.get(TillerStatus) };
+  });
+}
+
+test('on a namespace without them, createWorker registers the search attributes and turns complete', async () => {
+  const namespace = await freshNamespace('tiller-sa-register');
+  expect(await customAttributes(namespace)).toEqual([]);
+
+  const { result, status } = await runTurn(namespace);
+
+  expect(result.status).toBe('completed');
+  expect(result.output).toBe('hi');
+  expect(status).toBe('completed');
+  expect((await customAttributes(namespace)).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
+});
+
+test('where the server refuses to register them, createWorker refuses to start and names `tiller setup`', async () => {
+  const namespace = await freshNamespace('tiller-sa-refused');
+  // The dev server's SQL visibility has 3 KeywordList slots per namespace: filled, TillerPendingTools cannot be added.
+  await h.client.connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: { FillerA: KEYWORD_LIST, FillerB: KEYWORD_LIST, FillerC: KEYWORD_LIST },
+  });
+
+  const refused = await h.worker({ agents, namespace }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+
+  expect(refused).toBeInstanceOf(SearchAttributesMissing);
+  const message = (refused as Error).message;
+  expect(message).toContain(`namespace ${namespace} lacks Tiller's search attributes`);
+  expect(message).toContain('TillerPendingTools');
+  expect(message).toContain(`TEMPORAL_NAMESPACE=${namespace} tiller setup`);
+  expect(message).toContain('searchAttributes: false');
+  expect(await customAttributes(namespace)).not.toContain('TillerPendingTools');
+
+  // Told to run without them, the same worker starts, and its turns complete (no search attributes set).
+  const { result, status } = await runTurn(namespace, false);
+  expect(result.status).toBe('completed');
+  expect(status).toBeUndefined();
+});
