@@ -4,7 +4,8 @@
  * (./recorder.ts) folded by the pure reducer, so the `state` query is rebuilt exactly by replay.
  *
  * Read top to bottom: the input, the handlers (state, decide, progress of sub-agents), the model
- * loop, the ending. A tool call's own path — checks, approval, preview, run — is ./tool-call.ts.
+ * loop, the ending. A tool call's own path — checks, approval, preview, run — is ./tool-call.ts; what
+ * follows an answer (structured output, answer gates) is ./answer-gate.ts.
  */
 import {
   allHandlersFinished,
@@ -27,11 +28,11 @@ import {
 } from '../contract';
 import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
 import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
-import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
-import { deniedResult } from '../core/policy';
+import type { AgentSpec } from '../core/spec';
 import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
-import { acts, hookOptions, startOptions } from './activities';
+import { acts, startOptions } from './activities';
+import { settleAnswer, type Answer } from './answer-gate';
 import { ApprovalDesk, deskActivities } from './approvals';
 import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
@@ -40,12 +41,7 @@ import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
 import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
-import {
-  PATCH_ANSWER_GATE,
-  PATCH_CARRIED_WAITS_FIRST,
-  PATCH_STRUCTURED_OUTPUT,
-  PATCH_TURN_CONTINUE_AS_NEW,
-} from './patches';
+import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
 import type { TurnScope } from './tool-call';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -173,37 +169,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
         step = await callModel({ agent, recorder, conversation, ids }, call);
-        const text = step.message.content ?? '';
         if (step.calls.length === 0) {
-          // Structured output: a valid answer ends the turn; an invalid one goes back to the model.
-          const check = step.output;
-          let answer: Answer | undefined;
-          if (!agent.output || !check || !patched(PATCH_STRUCTURED_OUTPUT)) answer = { text };
-          else if (check.ok) answer = { text, parsed: check.value };
-          if (answer) {
-            // An answer gate: a human approves the answer, or says why not and the model revises it.
-            if (!(agent.answerGate || agent.hooks.approveAnswer) || !patched(PATCH_ANSWER_GATE)) return answer;
-            const gated = await gateAnswer(agent, call, answer);
-            if (gated.type === 'approved') return gated.answer;
-            checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget(), 'the answer was not approved');
-            conversation.addUserMessage(
-              `Your answer was not approved: ${gated.reason}\nRevise your answer accordingly.`,
-            );
-            step = undefined;
-            continue;
-          }
-          const error = check && !check.ok ? check.error : '';
-          invalidAnswers++;
-          recorder.record({ type: 'OUTPUT_INVALID', call, attempt: invalidAnswers, error });
-          if (invalidAnswers > (agent.output?.maxRetries ?? 0))
-            throw new TurnFailure(
-              `InvalidOutput: the answer did not match the output schema after ${invalidAnswers} attempts: ${error}`,
-              FailureType.InvalidOutput,
-            );
-          checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget());
-          conversation.addUserMessage(
-            `Your answer does not match the required output schema: ${error}\nAnswer again with only JSON that matches the schema.`,
-          );
+          const plain = !agent.output && !agent.answerGate && !agent.hooks.approveAnswer;
+          if (plain) return { text: step.message.content ?? '' };
+          const next = await settleAnswer({ agent, recorder, desk, workflowId }, step, call, invalidAnswers);
+          if (next.type === 'final') return next.answer;
+          if (next.type === 'invalid') invalidAnswers = next.attempts;
+          // Back to the model: it revises a denied answer, or answers again to match the schema.
+          checkAnswerLimits(call, agent, state.usage.totalTokens, tokenBudget(), next.limitReason);
+          conversation.addUserMessage(next.message);
           step = undefined;
           continue;
         }
@@ -230,91 +204,6 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       }
       step = undefined;
     }
-  }
-
-  /**
-   * Waits at the desk for a human to approve the answer (the pseudo-tool `final_answer`, arguments
-   * `{ text }`); an approver may edit the text of an answer without `output`. An expired gate fails the turn.
-   */
-  async function gateAnswer(
-    agent: AgentSpec,
-    call: number,
-    answer: Answer,
-  ): Promise<{ type: 'approved'; answer: Answer } | { type: 'denied'; reason: string }> {
-    const id = `answer-${call}`;
-    const args = { text: answer.text };
-    const context = {
-      agent: agent.name,
-      turnId: state.turnId,
-      workflowId,
-      toolCallId: id,
-      tool: ANSWER_TOOL,
-      ...(agent.inherits && { inheritsFrom: agent.inherits }),
-    };
-    const done = (approved: Answer) => {
-      recorder.record({ type: 'TOOL_STARTED', toolCallId: id, tool: ANSWER_TOOL, args: { text: approved.text } });
-      recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
-      return { type: 'approved' as const, answer: approved };
-    };
-    // The agent's approveAnswer hooks first: proceed, deny (the model revises) or ask a human.
-    if (agent.hooks.approveAnswer) {
-      let outcome: ApprovalOutcome;
-      try {
-        const response = await acts.approveAnswer.executeWithOptions(
-          { ...hookOptions, summary: `approve answer ${call}` },
-          [
-            {
-              agent: agent.name,
-              turnId: state.turnId,
-              workflowId,
-              answerId: id,
-              text: answer.text,
-              ...(answer.parsed !== undefined && { parsed: answer.parsed }),
-              ...(agent.inherits && { inheritsFrom: agent.inherits }),
-            },
-          ],
-        );
-        recorder.hookFailures(response.hookFailures, id);
-        outcome = response.outcome;
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        recorder.hookFailures([{ hook: 'approveAnswer', error: describeFailure(err) }], id);
-        outcome = { action: 'deny', reason: 'the answer could not be checked; answer again' };
-      }
-      if (outcome.action !== 'ask') {
-        const reason = outcome.action === 'deny' ? deniedResult(outcome.reason) : undefined;
-        const decision = {
-          id,
-          approved: outcome.action === 'proceed',
-          scope: 'once' as const,
-          at: recorder.now(),
-          via: 'hook' as const,
-          ...(reason !== undefined && { reason }),
-        };
-        if (reason === undefined) {
-          recorder.record({ type: 'TOOL_APPROVED', toolCallId: id, tool: ANSWER_TOOL, args, decision });
-          return done(answer);
-        }
-        recorder.record({
-          type: 'TOOL_DENIED',
-          toolCallId: id,
-          tool: ANSWER_TOOL,
-          args,
-          result: reason,
-          decision,
-          reason,
-        });
-        return { type: 'denied', reason };
-      }
-    }
-    const outcome = await desk.wait({ ...context, args }, agent.answerGate ?? {}, answer.text);
-    if (outcome.type === 'refused') {
-      if (state.toolCalls.find((c) => c.id === id)?.status === 'timed_out')
-        throw new TurnFailure(`the answer was not approved: ${outcome.result}`);
-      return { type: 'denied', reason: outcome.result };
-    }
-    const edited = (outcome.decision.args as { text?: unknown } | undefined)?.text;
-    return done(typeof edited === 'string' && !agent.output ? { text: edited } : answer);
   }
 
   const result = (status: TurnResult['status']): TurnResult => ({
@@ -351,12 +240,6 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       details: [result('failed')],
     });
   }
-}
-
-/** A turn's answer: its text, and with structured output the parsed value. */
-interface Answer {
-  text: string;
-  parsed?: unknown;
 }
 
 function parseInput(raw: TurnInput): TurnInput {
