@@ -80,11 +80,13 @@ export class AesGcmCodec implements PayloadCodec {
     return payloads.map((payload) => {
       if (!this.options.requireEncryption) return this.decodeOne(payload);
       if (str(payload.metadata?.encoding) !== ENCODING)
-        return refused('the payload was not encrypted; this worker requires encrypted payloads');
+        return refusedPayloadOf('the payload was not encrypted; this worker requires encrypted payloads');
       try {
         return this.decodeOne(payload);
       } catch (err) {
-        return refused(`the payload could not be decrypted (${err instanceof Error ? err.message : String(err)})`);
+        return refusedPayloadOf(
+          `the payload could not be decrypted (${err instanceof Error ? err.message : String(err)})`,
+        );
       }
     });
   }
@@ -103,8 +105,6 @@ export class AesGcmCodec implements PayloadCodec {
     return temporal.api.common.v1.Payload.decode(plain);
   }
 }
-
-const refused = refusedPayloadOf;
 
 /**
  * Keys from `TILLER_ENCRYPTION_KEYS`: comma-separated `id:base64key`, newest first (it encodes;

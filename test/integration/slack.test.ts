@@ -20,6 +20,7 @@ import type { ScriptFn } from '../../src/testing/scripted-model';
 import { startSlackApi, type SlackStandIn, type StoredMessage } from '../../src/testing/slack-api';
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
+import { closeGatewayStack } from '../support/gateway-stack';
 
 const BOT_TOKEN = `xoxb-${randomBytes(12).toString('hex')}`;
 const SIGNING_SECRET = randomBytes(16).toString('hex');
@@ -108,14 +109,10 @@ beforeAll(async () => {
   gateway = await app.listen({ host: '127.0.0.1', port: 0 });
 }, 120_000);
 
-afterAll(async () => {
-  await app?.close();
-  await Promise.all(started.map((id) => h.tiller.cancel(id).catch(() => undefined)));
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running;
-  await slack?.close();
-  await h?.close();
-}, 60_000);
+afterAll(
+  () => closeGatewayStack({ app, started, worker, running, h, also: () => slack?.close() ?? Promise.resolve() }),
+  60_000,
+);
 
 // ---------------------------------------------------------------------------------------------
 // helpers
