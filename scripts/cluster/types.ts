@@ -1,0 +1,59 @@
+/**
+ * The production shape on one machine, as a handle: PostgreSQL, the Temporal server as separate
+ * services (frontend, history, matching, worker), Tiller workers and the gateway — every one a real
+ * process that can be killed (`kill -9`) and started again with the same configuration.
+ *
+ * `npm run cluster -- up|down|status` drives it from the shell; `npm run soak` drives it in-process.
+ */
+
+/** What a process is, for fault schedules: which ones to kill, and what recovery means. */
+export type ProcessRole =
+  'postgres' | 'frontend' | 'history' | 'matching' | 'temporal-worker' | 'tiller-worker' | 'gateway';
+
+export interface ClusterProcess {
+  /** Unique name: `postgres`, `frontend`, `history`, `matching`, `temporal-worker`, `worker-1`…, `gateway`. */
+  name: string;
+  role: ProcessRole;
+  /** Undefined while stopped. */
+  pid?: number;
+  /** Its log file (stdout and stderr). */
+  log: string;
+}
+
+export interface ClusterOptions {
+  /** Tiller workers to start (default 2). */
+  workers?: number;
+  /** Start the HTTP gateway (default true). */
+  gateway?: boolean;
+  /**
+   * Command that runs one Tiller worker (default: `node bin/tiller.js worker`). The soak runs its own
+   * worker (with its ledger tool); it must connect to `TEMPORAL_ADDRESS`/`TEMPORAL_NAMESPACE`/
+   * `TILLER_TASK_QUEUE` from its environment and print a line matching `readyPattern` once polling.
+   */
+  workerCommand?: { command: string; args: string[]; readyPattern?: RegExp };
+  /** Extra environment for Tiller workers and the gateway (e.g. `OPENAI_BASE_URL` of a scripted model). */
+  env?: Record<string, string>;
+  /** Frontend gRPC port (default 7233; other ports are derived from it). */
+  port?: number;
+  /** Print progress lines (default true for the CLI). */
+  log?: (line: string) => void;
+}
+
+export interface Cluster {
+  /** Frontend gRPC address, e.g. `127.0.0.1:7233`. */
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  /** The gateway's base URL and a bearer token that may start turns and decide (when the gateway runs). */
+  gateway?: { url: string; token: string };
+  /** The `temporal` CLI binary (for approvals from the stock CLI). */
+  temporalCli: string;
+  /** A snapshot of every process. */
+  processes(): ClusterProcess[];
+  /** Sends `signal` (default SIGKILL) to the named process and waits until it has exited. */
+  kill(name: string, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the named (stopped) process again with its configuration; resolves once it is ready. */
+  start(name: string): Promise<void>;
+  /** Stops everything this handle started. */
+  down(): Promise<void>;
+}
