@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { tracedBundlePath } from '../../src/cli/worker';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
+import { interpolate, readCompose } from '../../scripts/cluster/compose';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -85,7 +86,7 @@ interface Service {
 }
 interface Compose {
   services: Record<string, Service>;
-  configs?: Record<string, { content?: string }>;
+  configs?: Record<string, { file?: string }>;
   volumes?: Record<string, unknown>;
 }
 
@@ -275,20 +276,44 @@ test('the one-shot scripts escape their shell variables from compose interpolati
   for (const db of ['temporal', 'visibility']) expect(schema).toContain(`update-schema -d "$$schema/${db}/versioned"`);
 });
 
-test('the dynamic config given to the server is valid YAML', () => {
+/** The server's dynamic config: the file compose mounts, which `npm run cluster` gives its server too. */
+const dynamicConfig = (): Record<string, { value: unknown }[]> => {
+  const target = service('temporal').configs![0]!;
+  const file = compose.configs![target.source]!.file!;
+  expect(file).toBe('./deploy/temporal/dynamicconfig.yaml');
+  return parse(read(file)) as Record<string, { value: unknown }[]>;
+};
+
+test('the dynamic config given to the server is valid YAML, from the file the cluster command uses', () => {
   const target = service('temporal').configs![0]!;
   expect(env('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(target.target.replace('/etc/temporal/', ''));
-  const content = parse(compose.configs![target.source]!.content!) as Record<string, { value: unknown }[]>;
-  expect(content['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: true, constraints: {} }]);
+  expect(dynamicConfig()['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: true, constraints: {} }]);
+  expect(readCompose().dynamicConfigFile).toBe(path.join(ROOT, 'deploy/temporal/dynamicconfig.yaml'));
 });
 
 test("the server gets the dev servers' latency tuning, and no key the pinned server no longer has", () => {
-  const content = parse(compose.configs!['temporal-dynamic-config']!.content!) as Record<string, { value: unknown }[]>;
+  const content = dynamicConfig();
   for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) {
     expect([key, content[key]]).toEqual([key, [{ value, constraints: {} }]]);
   }
   // Removed in server 1.30 (ExecuteMultiOperation is always on); an unknown key is silently ignored.
+  // (`npm run cluster -- up` also runs the pinned server's own `validate-dynamic-config` on this file.)
   expect(content['frontend.enableExecuteMultiOperation']).toBeUndefined();
+});
+
+test('the cluster command reads the same shape: server version, env and gateway arguments', () => {
+  const shape = readCompose(path.join(ROOT, 'docker-compose.yml'), {
+    POSTGRES_PASSWORD: 'pw',
+    OPENAI_BASE_URL: 'http://m',
+  });
+  expect(`temporalio/server:${shape.serverVersion}`).toBe(service('temporal').image);
+  expect(shape.serverEnv).toMatchObject({ DB: 'postgres12', POSTGRES_USER: 'temporal', POSTGRES_PWD: 'pw' });
+  // Pass-through variables (null in the file) appear only when set.
+  expect(shape.workerEnv.OPENAI_BASE_URL).toBe('http://m');
+  expect('OPENAI_API_KEY' in shape.workerEnv).toBe(false);
+  expect(shape.workerEnv.TILLER_TASK_QUEUE).toBe('tiller');
+  expect(shape.gatewayArgs).toEqual(['serve', '--host', '0.0.0.0', '--port', '8787']);
+  expect(interpolate('a $$x ${UNSET:-d} ${SET}', { SET: 's' })).toBe('a $x d s');
 });
 
 describe('Dockerfile', () => {

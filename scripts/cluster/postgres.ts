@@ -1,0 +1,147 @@
+/**
+ * PostgreSQL for the cluster: Debian's server binaries (installed with apt when missing), one data
+ * directory under `.tools/cluster/postgres`, listening on loopback only with password authentication.
+ * `initdb` and `pg_ctl` refuse to run as root, so as root they run as the `postgres` user.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface PostgresOptions {
+  dataDir: string;
+  port: number;
+  user: string;
+  password: string;
+  log: (line: string) => void;
+}
+
+/**
+ * Separate frontend, history, matching and worker services each open up to SQL_MAX_CONNS (20) +
+ * SQL_VIS_MAX_CONNS (10) connections: 120 for one of each, more than PostgreSQL's default 100.
+ */
+export const MAX_CONNECTIONS = 300;
+
+const isRoot = () => process.getuid?.() === 0;
+
+function run(cmd: string, args: string[], asPostgres = false): { ok: boolean; out: string } {
+  const [c, a] = asPostgres && isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  const r = spawnSync(c, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim() };
+}
+
+function findBinDir(): string | undefined {
+  const base = '/usr/lib/postgresql';
+  const versions = fs.existsSync(base)
+    ? fs
+        .readdirSync(base)
+        .filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(base, v, 'bin', 'pg_ctl')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions[0]) return path.join(base, versions[0], 'bin');
+  const which = run('sh', ['-c', 'command -v pg_ctl']);
+  return which.ok && which.out ? path.dirname(fs.realpathSync(which.out)) : undefined;
+}
+
+/** PostgreSQL's bin directory; installs Debian's `postgresql` package when there is none. */
+export function ensurePostgres(log: (line: string) => void): string {
+  const found = findBinDir();
+  if (found) return found;
+  const sudo = isRoot() ? [] : ['sudo', '-n'];
+  log('PostgreSQL is not installed: apt-get install postgresql');
+  const apt = (args: string[]) =>
+    spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0;
+  if (!apt(['update', '-qq']) || !apt(['install', '-y', '-qq', 'postgresql'])) {
+    throw new Error('could not install PostgreSQL: run `apt-get install postgresql` (Debian/Ubuntu) and try again');
+  }
+  const installed = findBinDir();
+  if (!installed) throw new Error('PostgreSQL was installed but pg_ctl is not under /usr/lib/postgresql/*/bin');
+  return installed;
+}
+
+export class Postgres {
+  constructor(
+    private readonly bin: string,
+    readonly opts: PostgresOptions,
+  ) {}
+
+  get logFile(): string {
+    return path.join(this.opts.dataDir, 'server.log');
+  }
+
+  /** Creates the data directory (once) with the cluster's user as superuser. */
+  init(): void {
+    const { dataDir, user, password } = this.opts;
+    if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const pwfile = path.join(dataDir, '..', 'pgpass.init');
+    fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    if (isRoot()) {
+      this.chownToPostgres(dataDir);
+      this.chownToPostgres(pwfile);
+    }
+    const r = run(
+      path.join(this.bin, 'initdb'),
+      [
+        '-D',
+        dataDir,
+        '-U',
+        user,
+        `--pwfile=${pwfile}`,
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
+      true,
+    );
+    fs.rmSync(pwfile, { force: true });
+    if (!r.ok) throw new Error(`initdb failed:\n${r.out}`);
+    this.opts.log(`PostgreSQL data directory: ${dataDir}`);
+  }
+
+  private chownToPostgres(p: string): void {
+    const r = run('chown', ['-R', 'postgres:postgres', p]);
+    if (!r.ok) throw new Error(`chown postgres ${p}: ${r.out} (is there a postgres user? Debian's package makes one)`);
+  }
+
+  start(): void {
+    const { dataDir, port } = this.opts;
+    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}`;
+    const r = run(
+      path.join(this.bin, 'pg_ctl'),
+      ['-D', dataDir, '-l', this.logFile, '-o', options, '-w', 'start'],
+      true,
+    );
+    if (!r.ok) throw new Error(`pg_ctl start failed:\n${r.out}\n${this.tail()}`);
+  }
+
+  /** `immediate` is a crash (no checkpoint, recovery on the next start); `fast` a clean shutdown. */
+  stop(mode: 'fast' | 'immediate' = 'fast'): void {
+    if (!this.pid()) return;
+    const r = run(path.join(this.bin, 'pg_ctl'), ['-D', this.opts.dataDir, '-m', mode, '-w', 'stop'], true);
+    if (!r.ok && this.pid()) throw new Error(`pg_ctl stop failed:\n${r.out}`);
+  }
+
+  /** The postmaster's pid while it runs. */
+  pid(): number | undefined {
+    try {
+      const pid = Number(fs.readFileSync(path.join(this.opts.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 0);
+      return pid;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private tail(): string {
+    try {
+      return fs.readFileSync(this.logFile, 'utf8').split('\n').slice(-20).join('\n');
+    } catch {
+      return '';
+    }
+  }
+}
