@@ -28,14 +28,15 @@ export interface ClusterOptions {
   /**
    * Command that runs one Tiller worker (default: `node bin/tiller.js worker`). The soak runs its own
    * worker (with its ledger tool); it must connect to `TEMPORAL_ADDRESS`/`TEMPORAL_NAMESPACE`/
-   * `TILLER_TASK_QUEUE` from its environment and print a line matching `readyPattern` once polling.
+   * `TILLER_TASK_QUEUE` from its environment, should run the prebuilt workflow bundle in
+   * `TILLER_WORKFLOW_BUNDLE` (`workflowBundle: { codePath }`: a restart then takes seconds), and print a line matching `readyPattern` once polling.
    */
   workerCommand?: { command: string; args: string[]; readyPattern?: RegExp };
   /** Extra environment for Tiller workers and the gateway (e.g. `OPENAI_BASE_URL` of a scripted model). */
   env?: Record<string, string>;
   /** Frontend gRPC port (default 7233; other ports are derived from it). */
   port?: number;
-  /** Print progress lines (default true for the CLI). */
+  /** Progress lines (default: none; the CLI prints them to stderr). */
   log?: (line: string) => void;
 }
 
