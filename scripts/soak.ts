@@ -34,7 +34,8 @@ function buildBundle(dir: string): string {
   const out = path.join(dir, 'workflow-bundle.js');
   execFileSync(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'scripts/build-workflow-bundle.ts'), out], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Webpack's report only when the build fails (execFileSync's error carries it).
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   return out;
 }

@@ -62,7 +62,7 @@ export async function runSoak(
     if (!record.result) throw new Error(record.error ?? 'no result');
   };
   for (const [i, kind] of SCHEDULE.entries()) {
-    const burst = mix(opts.burst, `${runId}-f${i}-`);
+    const burst = mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
     const run = await injectFault({ cluster, model, outageMs: opts.outageMs, canary, log }, kind, () => {
       releases[i]!.open();
       for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);

@@ -63,7 +63,8 @@ const EXPECT: Record<Exclude<ScenarioKind, 'helper'>, Expectation> = {
   timeout: { ...done(TOOLS.timed, 2, 0), toolStatus: 'timed_out' },
   // The parent's usage includes its sub-agent's: 2 calls each.
   subagent: done(TOOLS.helper, 4),
-  fail: { ...done(TOOLS.write, 1), status: 'failed' },
+  // maxModelCalls 1: the model still asks for a tool, so the turn fails before running it.
+  fail: { ...done(TOOLS.write, 1, 0), status: 'failed', toolStatus: 'failed' },
 };
 
 /** The order scenarios are dealt in; a session counts for two turns. */
@@ -112,13 +113,16 @@ export function scenario(kind: Exclude<ScenarioKind, 'helper'>, id: string, deci
   return base;
 }
 
-/** `count` turns of mixed scenarios (a session is two turns), ids `<prefix><n>`. */
-export function mix(count: number, prefix = 't'): Scenario[][] {
+/**
+ * `count` turns of mixed scenarios (a session is two turns), ids `<prefix><n>`, dealt from the mix
+ * starting at position `from` (so that small batches do not all repeat its first kinds).
+ */
+export function mix(count: number, prefix = 't', from = 0): Scenario[][] {
   const out: Scenario[][] = [];
   let turns = 0;
-  let gated = 0;
+  let gated = from;
   for (let n = 0; turns < count; n++) {
-    const kind = MIX[n % MIX.length]!;
+    const kind = MIX[(from + n) % MIX.length]!;
     const id = `${prefix}${n}`;
     if (kind === 'session') {
       const sessionId = `soak-session-${id}`;
