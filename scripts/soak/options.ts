@@ -11,6 +11,8 @@ export interface SoakOptions {
   /** Turns started as each fault begins, so some are mid-flight when it hits. */
   burst: number;
   workers: number;
+  /** Times the fault schedule runs. */
+  rounds: number;
   throughputTurns: number;
   outageMs: number;
   /** A turn not finished this long after its start counts as lost. */
@@ -18,13 +20,14 @@ export interface SoakOptions {
   outDir: string;
 }
 
-const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--out DIR]
+const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--rounds N] [--out DIR]
 
   --quick          CI size (~24 turns + bursts, ≤ ~5 min); writes to test-artifacts/soak/ unless --out
   --target         dev: a local dev server (SQLite) · cluster: the production shape (default)
   --turns N        concurrent turns started at the beginning (quick 24, full 120)
   --burst N        turns started as each fault begins (quick 3, full 10)
   --workers N      Tiller workers (default 3)
+  --rounds N       times the fault schedule runs (quick 1, full 3)
   --out DIR        where RELIABILITY.md and reliability-results.json go (full run: the repository root)`;
 
 export function parseOptions(argv: string[]): SoakOptions {
@@ -56,6 +59,7 @@ export function parseOptions(argv: string[]): SoakOptions {
     turns: num('--turns', quick ? 24 : 120),
     burst: num('--burst', quick ? 3 : 10),
     workers: num('--workers', 3),
+    rounds: Math.max(1, num('--rounds', quick ? 1 : 3)),
     throughputTurns: quick ? 10 : 40,
     outageMs: 3_000,
     turnDeadlineMs: quick ? 150_000 : 300_000,

@@ -46,7 +46,9 @@ export async function runSoak(
 
   model.setFaultRates(true);
   const groups = mix(opts.turns, `${runId}-t`);
-  const releases = SCHEDULE.map(() => gate());
+  // The schedule `rounds` times over: more than one recovery per kind for the percentiles.
+  const schedule = Array.from({ length: opts.rounds }, () => SCHEDULE).flat();
+  const releases = schedule.map(() => gate());
   // Decisions are dealt to the faults in turn: each fault begins with its share released.
   const started = groups.map((group, i) => launch(ctx, group, releases[i % releases.length]!.promise));
   log(`${opts.turns} turns started; waiting until every gated call is pending`);
@@ -61,7 +63,7 @@ export async function runSoak(
     canaries.push(record);
     if (!record.result) throw new Error(record.error ?? 'no result');
   };
-  for (const [i, kind] of SCHEDULE.entries()) {
+  for (const [i, kind] of schedule.entries()) {
     const burst = mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
     const run = await injectFault({ cluster, model, outageMs: opts.outageMs, canary, log }, kind, () => {
       releases[i]!.open();
