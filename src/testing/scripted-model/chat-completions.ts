@@ -45,6 +45,7 @@ export async function handleCompletion(
   state.requests.push({ body, stream, headers: { ...req.headers }, at: Date.now() });
   const step = state.script.next(body, state.requestCount++);
 
+  if ('reset' in step) return void req.socket.destroy();
   if ('error' in step) return sendErrorStep(res, step);
   if ('garbage' in step) return sendGarbage(res, step, stream);
   await whileOpen(state.inFlight, res, (signal) => answerNormal(state, res, step, body, stream, signal));

@@ -34,11 +34,14 @@ export interface ScriptToolCall {
  *   Streaming requests get it labelled `text/event-stream`; note that text with no `data:` line is
  *   simply an empty event stream to an SSE parser, so use e.g. `'data: {oops\n\n'` to make a
  *   streaming client fail to parse.
+ * - `{ reset: true }`: the connection is destroyed without any response (a network reset; the
+ *   client sees a connection error).
  */
 export type ScriptStep =
   | NormalStep
   | { error: { status: number; message?: string; type?: string; headers?: Record<string, string> } }
-  | { garbage: string; status?: number };
+  | { garbage: string; status?: number }
+  | { reset: true };
 
 /** A normal answer; see {@link ScriptStep}. */
 export interface NormalStep {

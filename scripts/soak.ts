@@ -1,0 +1,117 @@
+/**
+ * `npm run soak`: the chaos soak (issue 14). Starts the ledger, the scripted model with network
+ * faults and the target (the production cluster, or `--target dev`), runs concurrent turns through a
+ * fault schedule, judges them against independent records, and writes RELIABILITY.md and
+ * reliability-results.json. Exits 1 when anything was lost, duplicated or mismatched.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as prettier from 'prettier';
+import { TillerClient } from '../src/client';
+import { temporalSettings } from '../src/config';
+import { machineInfo } from './bench/machine';
+import { judge } from './soak/checks';
+import { ROOT, type DeciderTarget } from './soak/deciders';
+import { startLedger } from './soak/ledger';
+import { startSoakModel } from './soak/model';
+import { parseOptions } from './soak/options';
+import { renderMarkdown } from './soak/render';
+import { buildResults, failed } from './soak/results';
+import { runSoak } from './soak/run';
+import { openTarget } from './soak/targets';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ensureTemporal } = require('./ensure-temporal.js') as {
+  ensureTemporal(opts: { needTestServer: boolean; quiet?: boolean }): { cli: string };
+};
+
+const log = (line: string) => process.stderr.write(`[soak] ${line}\n`);
+
+/** One workflow bundle for every worker start: a restarted worker polls in seconds. */
+function buildBundle(dir: string): string {
+  const out = path.join(dir, 'workflow-bundle.js');
+  execFileSync(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'scripts/build-workflow-bundle.ts'), out], {
+    cwd: ROOT,
+    // Webpack's report only when the build fails (execFileSync's error carries it).
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return out;
+}
+
+async function write(outDir: string, name: string, text: string, parser: 'json' | 'markdown'): Promise<void> {
+  const config = (await prettier.resolveConfig(path.join(ROOT, 'README.md'))) ?? {};
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, name), await prettier.format(text, { ...config, parser }));
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const opts = parseOptions(argv);
+  const { cli } = ensureTemporal({ needTestServer: false, quiet: true });
+  const machine = {
+    ...machineInfo(cli, argv),
+    command: ['npm run soak', ...(argv.length ? ['--', ...argv] : [])].join(' '),
+  };
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-soak-'));
+  log(`building the workflow bundle`);
+  const bundle = buildBundle(work);
+  const ledger = await startLedger();
+  const model = await startSoakModel({ delayEvery: 7, delayMs: 400, rateLimitEvery: 11, resetEvery: 13 });
+  const runId = `r${Date.now().toString(36)}`;
+  const cluster = await openTarget(opts.target, cli, {
+    workers: opts.workers,
+    gateway: true,
+    workerCommand: {
+      command: process.execPath,
+      args: ['--require', 'tsx/cjs', path.join(ROOT, 'scripts/soak/worker.ts')],
+      readyPattern: /^ready$/m,
+    },
+    env: { OPENAI_BASE_URL: model.url, SOAK_LEDGER_URL: ledger.url, TILLER_WORKFLOW_BUNDLE: bundle },
+    log,
+  });
+  const tiller = await TillerClient.connect(
+    temporalSettings({
+      TEMPORAL_ADDRESS: cluster.address,
+      TEMPORAL_NAMESPACE: cluster.namespace,
+      TILLER_TASK_QUEUE: cluster.taskQueue,
+    }),
+  );
+  try {
+    const target = (): DeciderTarget => ({
+      address: cluster.address,
+      namespace: cluster.namespace,
+      taskQueue: cluster.taskQueue,
+      temporalCli: cluster.temporalCli,
+      ...(cluster.gateway && { gateway: cluster.gateway }),
+    });
+    const ctx = { tiller, target, deadlineMs: opts.turnDeadlineMs, retryMs: 500 };
+    const run = await runSoak(opts, cluster, model, ctx, runId, log);
+    const all = [...run.throughput.flatMap((p) => p.records), ...run.records, ...run.canaries];
+    const verdict = judge(all, ledger.effects, ledger.attempts.length);
+    const results = buildResults(machine, opts, run, verdict);
+    await write(opts.outDir, 'reliability-results.json', JSON.stringify(results), 'json');
+    await write(opts.outDir, 'RELIABILITY.md', renderMarkdown(results), 'markdown');
+    log(`wrote ${path.relative(process.cwd(), opts.outDir) || '.'}/RELIABILITY.md and reliability-results.json`);
+    const z = results.zeros;
+    log(
+      `turns lost ${z.turnsLost}, tool effects duplicated ${z.effectsDuplicated} (missing ${verdict.effectsMissing}), decisions lost ${z.decisionsLost}, usage mismatches ${z.usageMismatches}`,
+    );
+    for (const p of verdict.problems) log(`problem: ${p}`);
+    return failed(results) ? 1 : 0;
+  } finally {
+    await tiller.temporal.connection.close();
+    await cluster.down();
+    await model.close();
+    await ledger.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,109 @@
+/**
+ * The fault schedule: each fault kills processes by role (or takes the model's network down), starts
+ * them again, and measures recovery — from the moment everything is started again until a fresh
+ * canary turn completes. A fault whose role has no process on the target is reported as not injected.
+ * Only `processes()`, `kill()` and `start()` of the handle are used, so any target serves.
+ */
+import type { Cluster, ProcessRole } from '../cluster/types';
+import type { SoakModel } from './model';
+
+export type FaultKind =
+  | 'kill-one-worker'
+  | 'kill-all-workers'
+  | 'kill-history'
+  | 'kill-matching'
+  | 'kill-frontend'
+  | 'restart-postgres'
+  | 'restart-gateway'
+  | 'model-outage';
+
+export const SCHEDULE: FaultKind[] = [
+  'kill-one-worker',
+  'model-outage',
+  'kill-all-workers',
+  'kill-history',
+  'restart-gateway',
+  'kill-matching',
+  'restart-postgres',
+  'kill-frontend',
+];
+
+export interface FaultRun {
+  kind: FaultKind;
+  injected: boolean;
+  note?: string;
+  processes: string[];
+  /** From the kill (or the outage's start) until everything was started again (the outage ended). */
+  downMs?: number;
+  /** From then until a canary turn completed; absent when the canary did not complete. */
+  recoverMs?: number;
+}
+
+interface Plan {
+  role: ProcessRole | 'model';
+  /** How many of the role's processes: one, or all. */
+  count: 'one' | 'all';
+  signal: NodeJS.Signals;
+}
+
+const PLANS: Record<FaultKind, Plan> = {
+  'kill-one-worker': { role: 'tiller-worker', count: 'one', signal: 'SIGKILL' },
+  'kill-all-workers': { role: 'tiller-worker', count: 'all', signal: 'SIGKILL' },
+  'kill-history': { role: 'history', count: 'all', signal: 'SIGKILL' },
+  'kill-matching': { role: 'matching', count: 'all', signal: 'SIGKILL' },
+  // On the dev target the frontend is the whole server (all services in one process).
+  'kill-frontend': { role: 'frontend', count: 'all', signal: 'SIGKILL' },
+  // A fast shutdown (clients disconnected, nothing lost) and a start: what an operator's restart does.
+  'restart-postgres': { role: 'postgres', count: 'all', signal: 'SIGINT' },
+  'restart-gateway': { role: 'gateway', count: 'all', signal: 'SIGKILL' },
+  'model-outage': { role: 'model', count: 'all', signal: 'SIGKILL' },
+};
+
+export interface FaultDeps {
+  cluster: Cluster;
+  model: SoakModel;
+  /** How long the model's network stays down. */
+  outageMs: number;
+  /** Runs a canary turn to completion; rejects if it does not complete. */
+  canary(): Promise<void>;
+  log(line: string): void;
+}
+
+/** Injects one fault; `begin` runs the moment it starts (the soak releases decisions then). */
+export async function injectFault(deps: FaultDeps, kind: FaultKind, begin: () => void): Promise<FaultRun> {
+  const plan = PLANS[kind];
+  const t0 = performance.now();
+  if (plan.role === 'model') {
+    const outage = deps.model.outage();
+    begin();
+    // The fault's designed length: the model's network is down this long, whatever else happens.
+    await new Promise((r) => setTimeout(r, deps.outageMs));
+    outage.end();
+    return measure(deps, { kind, injected: true, processes: ['model'] }, t0);
+  }
+  const all = deps.cluster.processes().filter((p) => p.role === plan.role);
+  if (all.length === 0) {
+    begin();
+    return { kind, injected: false, processes: [], note: `no ${plan.role} process on this target` };
+  }
+  const victims = (plan.count === 'one' ? all.slice(0, 1) : all).map((p) => p.name);
+  deps.log(`fault ${kind}: ${plan.signal} ${victims.join(', ')}`);
+  const killed = Promise.all(victims.map((name) => deps.cluster.kill(name, plan.signal)));
+  begin();
+  await killed;
+  await Promise.all(victims.map((name) => deps.cluster.start(name)));
+  return measure(deps, { kind, injected: true, processes: victims }, t0);
+}
+
+async function measure(deps: FaultDeps, run: FaultRun, t0: number): Promise<FaultRun> {
+  const t1 = performance.now();
+  run.downMs = Math.round(t1 - t0);
+  try {
+    await deps.canary();
+    run.recoverMs = Math.round(performance.now() - t1);
+  } catch (err) {
+    run.note = `canary did not complete: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  deps.log(`fault ${run.kind}: down ${run.downMs} ms, recovered in ${run.recoverMs ?? '—'} ms`);
+  return run;
+}

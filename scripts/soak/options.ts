@@ -1,0 +1,71 @@
+/** `npm run soak` options: quick or full, the target, sizes and where the figures go. */
+import path from 'node:path';
+import { ROOT } from './deciders';
+import type { TargetName } from './targets';
+
+export interface SoakOptions {
+  quick: boolean;
+  target: TargetName;
+  /** Concurrent turns started at the beginning (sessions count for two). */
+  turns: number;
+  /** Turns started as each fault begins, so some are mid-flight when it hits. */
+  burst: number;
+  workers: number;
+  /** Times the fault schedule runs. */
+  rounds: number;
+  throughputTurns: number;
+  outageMs: number;
+  /** A turn not finished this long after its start counts as lost. */
+  turnDeadlineMs: number;
+  outDir: string;
+}
+
+const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--rounds N] [--out DIR]
+
+  --quick          CI size (~24 turns + bursts, ≤ ~5 min); writes to test-artifacts/soak/ unless --out
+  --target         dev: a local dev server (SQLite) · cluster: the production shape (default)
+  --turns N        concurrent turns started at the beginning (quick 24, full 120)
+  --burst N        turns started as each fault begins (quick 3, full 10)
+  --workers N      Tiller workers (default 3)
+  --rounds N       times the fault schedule runs (quick 1, full 3)
+  --out DIR        where RELIABILITY.md and reliability-results.json go (full run: the repository root)`;
+
+export function parseOptions(argv: string[]): SoakOptions {
+  const args = [...argv];
+  const flag = (name: string) => {
+    const i = args.indexOf(name);
+    if (i < 0) return undefined;
+    const [, value] = args.splice(i, 2);
+    if (value === undefined) throw new Error(`${name} needs a value`);
+    return value;
+  };
+  if (args.includes('--help')) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const quick = args.includes('--quick');
+  const target = (flag('--target') ?? 'cluster') as TargetName;
+  if (target !== 'dev' && target !== 'cluster') throw new Error(`--target dev|cluster, not ${String(target)}`);
+  const num = (name: string, fallback: number) => {
+    const v = flag(name);
+    const n = v === undefined ? fallback : Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} takes a whole number`);
+    return n;
+  };
+  const out = flag('--out');
+  const opts: SoakOptions = {
+    quick,
+    target,
+    turns: num('--turns', quick ? 24 : 120),
+    burst: num('--burst', quick ? 3 : 10),
+    workers: num('--workers', 3),
+    rounds: Math.max(1, num('--rounds', quick ? 1 : 3)),
+    throughputTurns: quick ? 10 : 40,
+    outageMs: 3_000,
+    turnDeadlineMs: quick ? 150_000 : 300_000,
+    outDir: path.resolve(out ?? (quick ? path.join(ROOT, 'test-artifacts/soak') : ROOT)),
+  };
+  const unknown = args.filter((a) => a !== '--quick');
+  if (unknown.length) throw new Error(`unknown arguments: ${unknown.join(' ')} (see --help)`);
+  return opts;
+}
