@@ -425,7 +425,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     } finally {
       await connection.close();
     }
-    const bundle = buildWorkflowBundle(log);
+    const bundle = opts.env?.TILLER_WORKFLOW_BUNDLE ?? buildWorkflowBundle(log);
     const tiller = tillerSpecs(shape, opts, address, namespace, taskQueue, gateway, frontendPort, bundle);
     state.processes.push(...tiller);
     // Workers start side by side (each bundles its workflows: seconds of CPU).
