@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import type { ZodType } from 'zod';
-import { BOUNDS, clip, jsonBytes } from '../core/bounds';
+import { BOUNDS, clip, deeperThan, jsonBytes } from '../core/bounds';
 import { formatZodError } from '../core/schemas';
 import { chatCompletionFields, maxTokensFieldFor, type MaxTokensField } from '../core/model-settings';
 import { resolveConversation } from '../core/conversation';
@@ -275,8 +275,9 @@ function assistantMessage(
 }
 
 /**
- * An answer checked against the agent's output schema: JSON, valid, and as parsed plain JSON of at most
- * `BOUNDS.long` characters (it is recorded verbatim); else why not, bounded, for the model to read.
+ * An answer checked against the agent's output schema: JSON nested at most `BOUNDS.jsonDepth` levels, valid,
+ * and as parsed plain JSON of at most `BOUNDS.long` characters (it is recorded verbatim); else why not,
+ * bounded, for the model to read.
  */
 export function checkOutput(content: string | null, schema: ZodType): OutputCheck {
   let json: unknown;
@@ -285,6 +286,10 @@ export function checkOutput(content: string | null, schema: ZodType): OutputChec
   } catch (err) {
     return { ok: false, error: `the answer is not JSON (${clip((err as Error).message, 200)})` };
   }
+  // Before the schema and JSON.stringify walk it (recursively): a deep answer would be recorded verbatim,
+  // or overflow the stack and be called "not JSON".
+  if (deeperThan(json, BOUNDS.jsonDepth))
+    return { ok: false, error: `the answer is nested deeper than ${BOUNDS.jsonDepth} levels` };
   const parsed = schema.safeParse(json);
   if (!parsed.success) return { ok: false, error: formatZodError(parsed.error) };
   let text: string | undefined;

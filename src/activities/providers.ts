@@ -32,9 +32,23 @@ export const ProviderConfig = z
   .refine((p) => p.apiKey === undefined || p.apiKeyEnv === undefined, 'give apiKey or apiKeyEnv, not both');
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-const Providers = z
-  .record(z.string().regex(PROVIDER_NAME, 'provider names are 1-64 letters, digits, _ or -'), ProviderConfig)
-  .refine((p) => Object.keys(p).length <= MAX_PROVIDERS, `at most ${MAX_PROVIDERS} providers`);
+const Providers = z.record(z.string(), ProviderConfig);
+
+/**
+ * The names, checked before the values: an error names the provider, so a name must be short and plain
+ * first (zod's own message for a bad record key quotes all of it, however long — and says only "Invalid key").
+ */
+function namesProblem(config: unknown): string | undefined {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return undefined; // zod says what it is
+  const names = Object.keys(config);
+  if (names.length > MAX_PROVIDERS) return `at most ${MAX_PROVIDERS} providers`;
+  const bad = names.find((n) => !PROVIDER_NAME.test(n));
+  if (bad === undefined) return undefined;
+  // A long "name" may be a key pasted in the wrong place: only its length is told.
+  const which = bad.length <= 64 ? JSON.stringify(bad) : `one of ${bad.length} characters`;
+  return `provider names are 1-64 letters, digits, _ or - (not ${which})`;
+  return undefined;
+}
 
 /** Thrown for a provider configuration that does not validate or names a missing env variable. */
 export class ProviderConfigError extends Error {
@@ -46,6 +60,8 @@ export function providerClients(
   config: Record<string, ProviderConfig>,
   env: NodeJS.ProcessEnv = process.env,
 ): Map<string, OpenAI> {
+  const problem = namesProblem(config);
+  if (problem !== undefined) throw new ProviderConfigError(`invalid providers: ${problem}`);
   const parsed = Providers.safeParse(config);
   if (!parsed.success) throw new ProviderConfigError(`invalid providers: ${formatZodError(parsed.error)}`);
   const clients = new Map<string, OpenAI>();
@@ -76,6 +92,8 @@ export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Record<s
     // The text may hold a key: never quote it.
     throw new ProviderConfigError('TILLER_PROVIDERS is not JSON');
   }
+  const problem = namesProblem(json);
+  if (problem !== undefined) throw new ProviderConfigError(`TILLER_PROVIDERS: ${problem}`);
   const parsed = Providers.safeParse(json);
   if (!parsed.success) throw new ProviderConfigError(`TILLER_PROVIDERS: ${formatZodError(parsed.error)}`);
   return parsed.data;

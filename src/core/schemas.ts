@@ -264,6 +264,7 @@ export const TurnProgressCheck = z.object({
     .max(BOUNDS.jsonEntries),
   usage: Usage.optional(),
 });
+export type CheckedProgress = z.infer<typeof TurnProgressCheck>;
 
 /** What a child turn tells its parent (a session, or the turn that started it as a sub-agent) on each change. */
 export interface TurnProgress {

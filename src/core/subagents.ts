@@ -3,7 +3,8 @@
  * inheriting child's policy is merged with its parents', and what the parent's model reads back.
  * Deterministic and free of Temporal imports (used by the workflow and by the `startTurn` activity).
  */
-import { formatZodError, SubAgentArgs } from './schemas';
+import { boundEvent, BOUNDS, clip, jsonBytes } from './bounds';
+import { formatZodError, SubAgentArgs, type CheckedProgress, type PendingApproval, type TurnProgress } from './schemas';
 import type { AgentSpec, GateSpec, ToolSpec } from './spec';
 
 /** JSON Schema of a sub-agent tool's arguments (`SubAgentArgs` in schemas.ts). */
@@ -73,4 +74,47 @@ export function subAgentInput(
   return checked.success
     ? { type: 'valid', value: checked.data.input }
     : { type: 'invalid', error: `invalid arguments for ${tool}: ${formatZodError(checked.error)}` };
+}
+
+/** What a parent keeps of one child's report, in UTF-8 bytes of JSON (its pending approvals' details go first). */
+export const PROGRESS_BYTES = 64_000;
+
+const text = (v: unknown, max: number) => (typeof v === 'string' ? clip(v, max) : undefined);
+const names = (v: unknown) =>
+  Array.isArray(v) ? v.slice(0, 50).flatMap((n) => (typeof n === 'string' ? [clip(n, BOUNDS.name)] : [])) : undefined;
+
+/**
+ * A `turnProgress` report as a parent (a turn or a session) records it: any Temporal client can send one
+ * that fits `TurnProgressCheck`, so only the known fields of each pending approval are kept, bounded, and
+ * past `PROGRESS_BYTES` their arguments and previews, then all but their ids and tools, are dropped.
+ */
+export function boundProgress(progress: CheckedProgress): TurnProgress {
+  const picked = progress.pendingApprovals.map((p): PendingApproval => {
+    const entry: Record<string, unknown> = {
+      id: clip(p.id, BOUNDS.name),
+      tool: clip(p.tool, BOUNDS.name),
+      args: p.args,
+      argsDigest: text(p.argsDigest, BOUNDS.name) ?? '',
+      requestedAt: text(p.requestedAt, 64) ?? '',
+      expiresAt: text(p.expiresAt, 64),
+      approvers: names(p.approvers),
+      escalatesTo: names(p.escalatesTo),
+      escalated: typeof p.escalated === 'boolean' ? p.escalated : undefined,
+      reminders: typeof p.reminders === 'number' ? p.reminders : undefined,
+      preview: text(p.preview, BOUNDS.text),
+    };
+    for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
+    return boundEvent(entry) as unknown as PendingApproval;
+  });
+  let pendingApprovals = picked;
+  if (jsonBytes(pendingApprovals) > PROGRESS_BYTES)
+    pendingApprovals = picked.map(({ preview: _preview, ...p }) => ({ ...p, args: '[…]' }));
+  if (jsonBytes(pendingApprovals) > PROGRESS_BYTES)
+    pendingApprovals = picked.map((p) => ({ id: p.id, tool: p.tool, args: '[…]', argsDigest: '', requestedAt: '' }));
+  return {
+    turnId: clip(progress.turnId, BOUNDS.name),
+    status: progress.status,
+    pendingApprovals,
+    ...(progress.usage && { usage: progress.usage }),
+  };
 }

@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { TillerHooks } from '../agents/hooks';
 import { stateQuery } from '../contract';
-import type { ToolCallContext } from '../core/spec';
+import { ANSWER_TOOL, type ToolCallContext } from '../core/spec';
 import { SlackApi, type SlackApiOptions } from './api';
 import { pendingMessage, resolvedMessage } from './messages';
 import { outcomeOfResolved } from './outcome';
@@ -41,7 +41,8 @@ export function slackApprovals(opts: SlackApprovalsOptions): TillerHooks {
   return {
     name: opts.name ?? 'slack',
     async onApprovalPending(ctx): Promise<SlackReceipt> {
-      const why = opts.why === false ? undefined : await modelReason(ctx.call);
+      // An answer gate's message shows the answer itself: the model's words before it are the same text.
+      const why = opts.why === false || ctx.call.tool === ANSWER_TOOL ? undefined : await modelReason(ctx.call);
       return api.postMessage(opts.channel, pendingMessage(ctx, { showArgs, why }));
     },
     async onApprovalResolved(ctx): Promise<void> {

@@ -5,7 +5,7 @@
  * model, a tool or a person is escaped and cut to Slack's limits.
  */
 import { describeApprovers } from '../core/approvers';
-import type { ApprovalPendingContext } from '../core/spec';
+import { ANSWER_TOOL, type ApprovalPendingContext } from '../core/spec';
 import { REDACTED } from '../gateway/sse';
 import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
 import type { SlackOutcome } from './outcome';
@@ -37,6 +37,8 @@ export interface RenderOptions {
 const ARGS_MAX = 2_500;
 const PREVIEW_MAX = 1_500;
 const WHY_MAX = 600;
+/** An answer gate's answer: what the approver decides, so it is shown (cut) even where arguments are not. */
+const ANSWER_MAX = 2_500;
 
 const plain = (text: string, max: number) => ({ type: 'plain_text', text: cut(text, max), emoji: true });
 const header = (text: string): SlackBlock => ({ type: 'header', text: plain(text, LIMITS.headerText) });
@@ -58,6 +60,16 @@ function argumentsBlock(call: CallFacts, opts: RenderOptions): SlackBlock {
 
 const where = (call: CallFacts) => `turn ${inlineCode(call.workflowId)} · call ${inlineCode(call.toolCallId)}`;
 
+/**
+ * An answer gate's answer (the pseudo-tool `final_answer`, arguments `{ text }`): the model's words, which
+ * the approver must read to decide, shown once — no separate "why", arguments or preview.
+ */
+function answerOf(ctx: ApprovalPendingContext): string | undefined {
+  if (ctx.call.tool !== ANSWER_TOOL) return undefined;
+  const text = (ctx.call.args as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
 /** The request a human decides, with Approve / Deny buttons. */
 export function pendingMessage(
   ctx: ApprovalPendingContext,
@@ -70,13 +82,21 @@ export function pendingMessage(
     : ctx.reminder > 0
       ? `Reminder ${ctx.reminder}: approval needed`
       : 'Approval needed';
-  const ask = `*${fitEscaped(call.agent, 200)}* wants to call ${inlineCode(call.tool)}.`;
-  const blocks: SlackBlock[] = [
-    header(`${title}: ${call.tool}`),
-    section(opts.why ? `${ask}\n${quote(opts.why, WHY_MAX)}` : ask),
-    argumentsBlock(facts, opts),
-  ];
-  if (ctx.preview !== undefined) {
+  const agent = fitEscaped(call.agent, 200);
+  const answer = answerOf(ctx);
+  const ask = `*${agent}* wants to call ${inlineCode(call.tool)}.`;
+  const blocks: SlackBlock[] =
+    answer !== undefined
+      ? [
+          header(`${title}: the answer of ${call.agent}`),
+          section(`*${agent}* wants to give this answer:\n${codeBlock(answer, ANSWER_MAX)}`),
+        ]
+      : [
+          header(`${title}: ${call.tool}`),
+          section(opts.why ? `${ask}\n${quote(opts.why, WHY_MAX)}` : ask),
+          argumentsBlock(facts, opts),
+        ];
+  if (ctx.preview !== undefined && answer === undefined) {
     const preview = opts.showArgs ? ctx.preview : REDACTED;
     blocks.push(section(`*Preview*\n${codeBlock(preview, PREVIEW_MAX)}`));
   }
@@ -107,7 +127,8 @@ export function pendingMessage(
   } else {
     blocks.push(context(['The ids are too long for buttons: decide with `tiller approve` or `tiller deny`.']));
   }
-  return { text: fitEscaped(`${title}: ${call.tool} (${call.agent})`, LIMITS.fallbackText), blocks };
+  const subject = answer !== undefined ? `the answer of ${call.agent}` : `${call.tool} (${call.agent})`;
+  return { text: fitEscaped(`${title}: ${subject}`, LIMITS.fallbackText), blocks };
 }
 
 /** What the outcome line says. */

@@ -42,7 +42,7 @@ import {
   WORKFLOW_TYPE_TURN,
   type AgentTurnWorkflow,
 } from '../contract';
-import { boundEvent } from '../core/bounds';
+import { boundProgress } from '../core/subagents';
 import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
@@ -148,8 +148,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   setHandler(
     turnProgressSignal,
     (progress) => {
-      if (!TurnProgressCheck.safeParse(progress).success) return; // not from a turn of ours
-      if (current && progress.turnId === current.turnId) current = boundEvent(progress);
+      const checked = TurnProgressCheck.safeParse(progress);
+      if (!checked.success) return; // not from a turn of ours
+      if (current && progress.turnId === current.turnId) current = boundProgress(checked.data);
     },
     { description: TURN_PROGRESS_DESCRIPTION },
   );

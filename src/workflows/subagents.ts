@@ -17,7 +17,7 @@ import { describeFailure, turnResultOf } from '../core/failures';
 import { emptyUsage, TurnProgressCheck, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { childRun } from '../core/state';
-import { subAgentErrorResult, subAgentTurnId } from '../core/subagents';
+import { boundProgress, subAgentErrorResult, subAgentTurnId } from '../core/subagents';
 import type { TurnRecorder } from './recorder';
 
 export interface SubAgentCall {
@@ -45,8 +45,10 @@ export class SubAgents {
   }
 
   /** The `turnProgress` signal from a child: records what it now waits for (only on change). */
-  onProgress(progress: TurnProgress): void {
-    if (!TurnProgressCheck.safeParse(progress).success) return; // not from a child of ours
+  onProgress(raw: TurnProgress): void {
+    const checked = TurnProgressCheck.safeParse(raw);
+    if (!checked.success) return; // not from a child of ours
+    const progress = boundProgress(checked.data);
     const child = childRun(this.state, progress.turnId);
     if (!child || child.endedAt !== undefined) return;
     if (progress.usage) this.reported.set(progress.turnId, progress.usage);

@@ -10,6 +10,7 @@ import { BOUNDS, jsonBytes } from '../../src/core/bounds';
 import type { TurnState } from '../../src/core/state';
 import { raw, rawClient, rawJson } from '../support/fuzz/raw-client';
 import { recordFixture } from '../support/fixtures';
+import { failedWorkflowTasks as failedTasksOf } from '../support/history';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,19 +20,7 @@ afterAll(async () => {
   await h.close();
 });
 
-/**
- * Workflow tasks that failed (a stack overflow, a payload that could not be handled…): must be none.
- * Each is described by its cause and message, so a failure says what happened.
- */
-async function failedWorkflowTasks(turnId: string): Promise<string[]> {
-  const history = await h.client.workflow.getHandle(turnId).fetchHistory();
-  return (history.events ?? [])
-    .filter((e) => e.workflowTaskFailedEventAttributes)
-    .map((e) => {
-      const a = e.workflowTaskFailedEventAttributes!;
-      return `event ${String(e.eventId)}: cause ${String(a.cause)}: ${a.failure?.message ?? ''}`;
-    });
-}
+const failedWorkflowTasks = (turnId: string) => failedTasksOf(h.client, turnId);
 
 const sentinel = () => {
   const file = path.join(h.workspace, 'keep.txt');
