@@ -277,7 +277,7 @@ function tillerSpecs(
       },
       cwd: ROOT,
       log: path.join(LOGS, `worker-${i}.log`),
-      ready: { type: 'line', pattern: (command.readyPattern ?? /ready/).source },
+      ready: { type: 'line', pattern: (command.readyPattern ?? /ready/).source, flags: command.readyPattern?.flags },
     });
   }
   if (gateway) {
@@ -366,7 +366,7 @@ class RunningCluster implements Cluster {
       await stopProcess(spec.pid, 'SIGTERM', 15_000);
       spec.pid = undefined;
     }
-    this.postgres.stop('fast');
+    await this.postgres.stop('fast');
     fs.rmSync(STATE_FILE, { force: true });
   }
 }
@@ -392,7 +392,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   };
   const postgres = new Postgres(pgState.bin, { ...pgState, log });
   postgres.init();
-  postgres.start();
+  await postgres.start();
   log(`PostgreSQL on 127.0.0.1:${pgState.port}`);
   sqlSchema(bins, pgState, log);
 
@@ -428,13 +428,16 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     const bundle = opts.env?.TILLER_WORKFLOW_BUNDLE ?? buildWorkflowBundle(log);
     const tiller = tillerSpecs(shape, opts, address, namespace, taskQueue, gateway, frontendPort, bundle);
     state.processes.push(...tiller);
-    // Workers start side by side (each bundles its workflows: seconds of CPU).
-    await Promise.all(
+    // Workers start side by side (each loads its workflows: seconds of CPU); all settle before a
+    // failure is reported, so `down` knows every pid.
+    const started = await Promise.allSettled(
       tiller.map(async (spec) => {
         spec.pid = await startProcess(spec);
         log(`${spec.name}: pid ${spec.pid}`);
       }),
     );
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
     writeState(state);
     log(`Temporal v${shape.serverVersion} at ${address}, namespace ${namespace}, task queue ${taskQueue}`);
     return cluster;

@@ -3,7 +3,7 @@
  * directory under `.tools/cluster/postgres`, listening on loopback only with password authentication.
  * `initdb` and `pg_ctl` refuse to run as root, so as root they run as the `postgres` user.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -27,6 +27,16 @@ function run(cmd: string, args: string[], asPostgres = false): { ok: boolean; ou
   const [c, a] = asPostgres && isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
   const r = spawnSync(c, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim() };
+}
+
+/** `run` without blocking the event loop (a soak's model and ledger live in the same process). */
+function runAsync(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+  const [c, a] = isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  return new Promise((resolve) => {
+    execFile(c, a, { encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ ok: !err, out: `${stdout}${stderr}${err && !stderr ? err.message : ''}`.trim() }),
+    );
+  });
 }
 
 function findBinDir(): string | undefined {
@@ -120,9 +130,9 @@ export class Postgres {
   }
 
   /** `immediate` is a crash (no checkpoint, recovery on the next start); `fast` a clean shutdown. */
-  stop(mode: 'fast' | 'immediate' = 'fast'): void {
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
     if (!this.pid()) return;
-    const r = run(path.join(this.bin, 'pg_ctl'), ['-D', this.opts.dataDir, '-m', mode, '-w', 'stop'], true);
+    const r = await runAsync(path.join(this.bin, 'pg_ctl'), ['-D', this.opts.dataDir, '-m', mode, '-w', 'stop']);
     if (!r.ok && this.pid()) throw new Error(`pg_ctl stop failed:\n${r.out}`);
   }
 

@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { ProcessRole } from './types';
 
 export type Readiness =
-  { type: 'port'; port: number } | { type: 'line'; pattern: string } | { type: 'http'; url: string };
+  { type: 'port'; port: number } | { type: 'line'; pattern: string; flags?: string } | { type: 'http'; url: string };
 
 /** Everything needed to start a process again after it was killed (stored in the state file). */
 export interface ProcessSpec {
@@ -116,10 +116,13 @@ export async function startProcess(spec: ProcessSpec, timeoutMs = 120_000): Prom
         ? await portOpen(spec.ready.port)
         : spec.ready.type === 'http'
           ? await httpOk(spec.ready.url)
-          : new RegExp(spec.ready.pattern).test(logSince(spec.log, offset));
+          : new RegExp(spec.ready.pattern, spec.ready.flags).test(logSince(spec.log, offset));
     if (ready) return pid;
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
+      // Not ready is not started: leave nothing running that no state file knows of.
+      await stopProcess(pid, 'SIGKILL');
       throw new Error(`${spec.name} was not ready after ${timeoutMs / 1000} s; ${spec.log}:\n${logTail(spec.log)}`);
+    }
     await tick();
   }
 }

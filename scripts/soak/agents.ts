@@ -35,8 +35,20 @@ export const soakAgents = [
   defineAgent({ name: FAIL_AGENT, instructions: SOAK_INSTRUCTIONS, tools: [TOOLS.write], maxModelCalls: 1 }),
 ];
 
+/** `fetch`, with the network cause in the error (undici says only "fetch failed"). */
+async function ledgerFetch(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`ledger ${url}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`, {
+      cause: err,
+    });
+  }
+}
+
 async function post(url: string, body: unknown): Promise<Response> {
-  const res = await fetch(url, {
+  const res = await ledgerFetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -57,7 +69,7 @@ function ledgerTool(name: string, ledgerUrl: string): ToolDefinition<any> {
     async execute({ effect }, ctx) {
       const { attempt } = Context.current().info;
       await post(`${ledgerUrl}/attempts`, { key: ctx.idempotencyKey, effect, attempt, pid: process.pid });
-      const seen = await fetch(`${ledgerUrl}/effects/${encodeURIComponent(ctx.idempotencyKey)}`);
+      const seen = await ledgerFetch(`${ledgerUrl}/effects/${encodeURIComponent(ctx.idempotencyKey)}`);
       const { applied } = (await seen.json()) as { applied: boolean };
       if (applied) return `effect ${effect} was already applied`;
       await post(`${ledgerUrl}/effects`, { key: ctx.idempotencyKey, effect });

@@ -77,7 +77,10 @@ export function judge(records: readonly TurnRecord[], effects: readonly LedgerEf
       problem(`${sc.id} (${sc.kind}): no result: ${r.error ?? 'unknown'}`);
     } else if (result.status !== sc.expect.status || call?.status !== want.status) {
       v.turnsLost++;
-      problem(`${sc.id} (${sc.kind}): ${result.status}/${call?.status} instead of ${sc.expect.status}/${want.status}`);
+      const why = [result.error, call?.error].filter(Boolean).join('; ').slice(0, 300);
+      problem(
+        `${sc.id} (${sc.kind}): ${result.status}/${call?.status} instead of ${sc.expect.status}/${want.status}${why ? ` (${why})` : ''}`,
+      );
     } else if (result.status === 'completed') v.turns.completed++;
     else v.turns.failedAsDesigned++;
 
