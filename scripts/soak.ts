@@ -90,7 +90,7 @@ async function main(): Promise<number> {
     const run = await runSoak(opts, cluster, model, ctx, runId, log);
     const all = [...run.throughput.flatMap((p) => p.records), ...run.records, ...run.canaries];
     const verdict = judge(all, ledger.effects, ledger.attempts.length);
-    const results = buildResults(machine, opts, run, verdict);
+    const results = buildResults(machine, opts, run, verdict, cluster.description);
     await write(opts.outDir, 'reliability-results.json', JSON.stringify(results), 'json');
     await write(opts.outDir, 'RELIABILITY.md', renderMarkdown(results), 'markdown');
     log(`wrote ${path.relative(process.cwd(), opts.outDir) || '.'}/RELIABILITY.md and reliability-results.json`);

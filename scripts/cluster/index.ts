@@ -310,6 +310,9 @@ class RunningCluster implements Cluster {
   get namespace() {
     return this.state.namespace;
   }
+  get description() {
+    return `Temporal server v${this.state.serverVersion} on PostgreSQL ${path.basename(path.dirname(this.state.postgres.bin))}, frontend / history / matching / worker as separate processes`;
+  }
   get taskQueue() {
     return this.state.taskQueue;
   }

@@ -44,6 +44,8 @@ export interface Cluster {
   /** Frontend gRPC address, e.g. `127.0.0.1:7233`. */
   address: string;
   namespace: string;
+  /** What runs the server, for reports: version, persistence, process layout. */
+  description: string;
   taskQueue: string;
   /** The gateway's base URL and a bearer token that may start turns and decide (when the gateway runs). */
   gateway?: { url: string; token: string };

@@ -134,6 +134,8 @@ export async function startDevCluster(cli: string, opts: ClusterOptions = {}): P
     address,
     namespace: NAMESPACE,
     taskQueue: TASK_QUEUE,
+    description:
+      'a local dev server (`temporal server start-dev`) on SQLite: all Temporal services in one process, no PostgreSQL',
     ...((opts.gateway ?? true) && { gateway: { url: `http://127.0.0.1:${gatewayPort}`, token } }),
     temporalCli: cli,
     processes: (): ClusterProcess[] =>

@@ -19,6 +19,8 @@ export interface FaultFigures {
 export interface ReliabilityResults {
   machine: MachineInfo;
   target: SoakOptions['target'];
+  /** The server the target ran (version, persistence, layout). */
+  targetDescription: string;
   options: Omit<SoakOptions, 'outDir' | 'target'>;
   seconds: number;
   zeros: Pick<Verdict, 'turnsLost' | 'effectsDuplicated' | 'decisionsLost' | 'usageMismatches'>;
@@ -51,11 +53,13 @@ export function buildResults(
   opts: SoakOptions,
   run: SoakRun,
   verdict: Verdict,
+  targetDescription: string,
 ): ReliabilityResults {
   const { outDir: _outDir, target, ...options } = opts;
   return {
     machine,
     target,
+    targetDescription,
     options,
     seconds: run.seconds,
     zeros: {
