@@ -15,7 +15,7 @@ export function renderMarkdown(r: ReliabilityResults): string {
     `- Date: ${m.date}; commit ${m.commit}; ${r.seconds} s`,
     `- Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}; ${m.temporalCli}; ${m.sdk}`,
     `- Load at start: ${m.uptimeAtStart}`,
-    `- Options: ${r.options.quick ? 'quick' : 'full'}; ${r.options.turns} concurrent turns, ${r.options.burst} more as each fault begins; ${r.options.workers} workers; the fault schedule ${r.options.rounds} time(s); model outage ${r.options.outageMs} ms; a turn not ended ${r.options.turnDeadlineMs / 1000} s after its start is lost`,
+    `- Options: ${r.options.quick ? 'quick' : 'full'}; ${r.options.turns} concurrent turns, ${r.options.burst} more as each fault begins; ${r.options.workers} workers; the fault schedule ${r.options.rounds} time(s); model outage ${r.options.outageMs} ms; a turn not ended ${r.options.turnDeadlineMs / 1000} s after its start (or after its decisions were released) is lost`,
     '',
     '## The four zeros',
     '',

@@ -84,8 +84,23 @@ async function pendingCall(ctx: DriveContext, turnId: string, deadline: number):
   });
 }
 
+/**
+ * The turn's result, waited for until `deadline` at most: `result()` long-polls for as long as the
+ * turn runs, so a turn that never ends (a decision that never arrived) must not hold the soak.
+ */
 async function result(ctx: DriveContext, turnId: string, deadline: number): Promise<TurnResult> {
-  return retrying(ctx, deadline, () => ctx.tiller.result(turnId));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`turn ${turnId} had not ended ${ctx.deadlineMs / 1000} s after its last step`)),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([retrying(ctx, deadline, () => ctx.tiller.result(turnId)), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -98,7 +113,7 @@ export function driveTurn(
   release: Promise<void>,
 ): { pending: Promise<void>; done: Promise<TurnRecord> } {
   const record: TurnRecord = { scenario: sc, startedAt: Date.now(), decisions: [] };
-  const deadline = record.startedAt + ctx.deadlineMs;
+  let deadline = record.startedAt + ctx.deadlineMs;
   let markPending: () => void = () => undefined;
   const pending = new Promise<void>((resolve) => (markPending = resolve));
   const done = (async () => {
@@ -109,6 +124,8 @@ export function driveTurn(
         const callId = await pendingCall(ctx, turnId, deadline);
         markPending();
         await release;
+        // Decisions wait for their fault on purpose (up to the whole schedule): the turn's time starts again.
+        deadline = Math.max(deadline, Date.now() + ctx.deadlineMs);
         const remaining = { deadlineMs: Math.max(0, deadline - Date.now()), retryMs: ctx.retryMs };
         record.decisions = await Promise.all(
           sc.decisions.map((d) => decide(d.client, ctx.target, turnId, callId, d.approved, remaining)),
