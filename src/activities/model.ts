@@ -334,9 +334,22 @@ export function createModelActivities({
       // a tool call) costs the server no heartbeat at all, and its text reaches followers with its
       // MODEL_CALLED event as soon as it would have from a heartbeat.
       let live = false;
+      // At most one heartbeat per interval reaches the SDK (the newest text, a trailing one after a
+      // burst): the SDK converts and logs every heartbeat it is handed before it throttles them, and a
+      // stream has a chunk every few ms — per chunk, that was a payload of up to 16 KB each time.
+      let sentAt = -Infinity;
+      let trailing: ReturnType<typeof setTimeout> | undefined;
+      const send = () => {
+        trailing = undefined;
+        sentAt = performance.now();
+        ctx.heartbeat(modelProgress(req.call, ctx.info.attempt, latest));
+      };
       const heartbeat = (content: string) => {
         latest = content;
-        if (live) ctx.heartbeat(modelProgress(req.call, ctx.info.attempt, content));
+        if (!live || trailing) return;
+        const wait = sentAt + LIVE_TEXT_HEARTBEAT_MS - performance.now();
+        if (wait <= 0) send();
+        else trailing = setTimeout(send, wait);
       };
       const goLive = setTimeout(() => {
         live = true;
@@ -388,6 +401,7 @@ export function createModelActivities({
         });
       } finally {
         clearTimeout(goLive);
+        clearTimeout(trailing);
         clearInterval(keepAlive);
       }
     },

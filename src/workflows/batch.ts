@@ -25,6 +25,7 @@ export class ToolBatch {
   private readonly results: (string | undefined)[];
   /** All results, in the model's order, once every call has finished. */
   readonly done: Promise<string[]>;
+  private settled = false;
 
   constructor(
     private readonly scope: TurnScope,
@@ -45,6 +46,15 @@ export class ToolBatch {
         return running;
       }),
     );
+    this.done.then(
+      () => (this.settled = true),
+      () => (this.settled = true),
+    );
+  }
+
+  /** `done` has settled (resolved, or rejected by a cancellation). */
+  ended(): boolean {
+    return this.settled;
   }
 
   /** Every call finished or waiting for a human: no activity or child turn of the batch is in flight. */

@@ -187,7 +187,11 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       const batch = new ToolBatch(scope, step.calls);
       for (;;) {
         // Not cancellable: a cancelled turn still waits for its calls (and sub-agents) to end cancelled.
-        const quiet = CancellationScope.nonCancellable(() => condition(() => budget.due() && batch.quiet()));
+        // It ends with the batch: a condition left waiting is evaluated on every activation for the rest
+        // of the turn (one more per step). `due` reads workflowInfo, the costlier check: last.
+        const quiet = CancellationScope.nonCancellable(() =>
+          condition(() => batch.ended() || (batch.quiet() && budget.due())),
+        );
         const results = await Promise.race([batch.done, quiet.then(() => undefined)]);
         if (results) {
           conversation.addToolResults(step.message, results);

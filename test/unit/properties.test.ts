@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import type { TurnEventBody } from '../../src/core/events';
 import { Decision } from '../../src/core/schemas';
-import { createTurnState, emit } from '../../src/core/state';
+import { jsonBytes } from '../../src/core/bounds';
+import { budgetedState, createTurnState, emit, stateBytesAtMost } from '../../src/core/state';
 
 type Path = 'succeeded' | 'failed' | 'approved' | 'denied' | 'timed_out' | 'hook_denied';
 
@@ -98,6 +99,84 @@ test('the reducer never loses a tool call or double-counts usage, whatever the i
       },
     ),
     { numRuns: 300 },
+  );
+});
+
+test('the state size bound never undercounts, so the budgeted state is the one a fresh measure gives', () => {
+  const text = fc.string({ maxLength: 400 }).map((s) => s.repeat(3));
+  const ending = fc.constantFrom<TurnEventBody | undefined>(
+    undefined,
+    { type: 'TURN_COMPLETED', output: 'done' },
+    { type: 'TURN_FAILED', error: 'a long reason '.repeat(40) },
+    { type: 'TURN_CANCELLED' },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(fc.tuple(paths, text), { maxLength: 5 }), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(3), { minLength: 60, maxLength: 60 }),
+      fc.integer({ min: 500, max: 40_000 }),
+      ending,
+      (batches, asks, maxBytes, end) => {
+        const state = createTurnState({ turnId: 't', agent: 'a' });
+        let n = 0;
+        const ask = () => {
+          const bound = stateBytesAtMost(state, maxBytes);
+          expect(bound).toBeGreaterThanOrEqual(jsonBytes(state));
+          if (bound > maxBytes) expect(bound).toBe(jsonBytes(state));
+          // A fresh copy has no remembered size: its budgeted view is what the remembered one must be.
+          expect(budgetedState(state, maxBytes)).toEqual(budgetedState(structuredClone(state), maxBytes));
+        };
+        const record = (body: TurnEventBody) => {
+          emit(state, body, 'x', 40); // a small ring: events fall out of it between asks
+          if (asks[n++ % asks.length] === 0) ask(); // about one event in four
+        };
+        batches.forEach((calls, b) => {
+          const ids = calls.map((_, i) => `c${b}_${i}`);
+          const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+          record({
+            type: 'MODEL_CALLED',
+            call: b + 1,
+            usage,
+            durationMs: 1,
+            toolCalls: ids.map((id, i) => ({ id, name: 't', args: { id, text: calls[i]![1] } })),
+          });
+          calls.forEach(([path, result], i) => {
+            for (const body of lifecycle(ids[i]!, path))
+              record(body.type === 'TOOL_ENDED' ? { ...body, result } : body);
+          });
+          const child = `child-${b}`;
+          record({
+            type: 'SUBAGENT_STARTED',
+            toolCallId: `s${b}`,
+            tool: 'ask',
+            agent: 'a',
+            childTurnId: child,
+            inherit: true,
+          });
+          record({ type: 'SUBAGENT_PROGRESS', childTurnId: child, status: 'awaiting_approval', pendingApprovals: [] });
+          record({
+            type: 'SUBAGENT_ENDED',
+            toolCallId: `s${b}`,
+            childTurnId: child,
+            status: 'completed',
+            usage: { ...usage, modelCalls: 1 },
+          });
+          record({ type: 'TRUST_GRANTED', tool: `t${b}`, scope: 'turn', approver: 'alice' });
+        });
+        // Calls left open, then the ending (a failed or cancelled turn rewrites every open call).
+        record({
+          type: 'APPROVAL_REQUESTED',
+          toolCallId: 'open',
+          tool: 't',
+          args: { x: 'y'.repeat(300) },
+          argsDigest: 'd',
+        });
+        record({ type: 'TOOL_STARTED', toolCallId: 'open2', tool: 't', args: {} });
+        if (end) record(end);
+        ask();
+      },
+    ),
+    { numRuns: 100 },
   );
 });
 
