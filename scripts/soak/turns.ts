@@ -30,11 +30,14 @@ export interface DriveContext {
   /** Give up on a turn (or a decision) after this long. */
   deadlineMs: number;
   retryMs: number;
+  /** True once the soak closes its connection: no retry may start a call on it after that. */
+  stopped?: () => boolean;
 }
 
 /** `fn` until it succeeds, retrying failures every `retryMs` until `deadline`; the last failure is thrown. */
 export async function retrying<T>(ctx: DriveContext, deadline: number, fn: () => Promise<T>): Promise<T> {
   for (;;) {
+    if (ctx.stopped?.()) throw new Error('the soak is shutting down');
     try {
       return await fn();
     } catch (err) {
@@ -130,6 +133,8 @@ export function driveTurn(
         record.decisions = await Promise.all(
           sc.decisions.map((d) => decide(d.client, ctx.target, turnId, callId, d.approved, remaining)),
         );
+        // A race waits for its slower client too: the turn's time starts again after the last decision.
+        deadline = Math.max(deadline, Date.now() + ctx.deadlineMs);
       } else markPending();
       record.result = await result(ctx, turnId, deadline);
     } catch (err) {
