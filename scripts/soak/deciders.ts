@@ -44,7 +44,28 @@ type Attempt = { outcome: 'acknowledged' | 'refused' | 'transient'; message: str
 /** A decision the workflow refused, in any client's words (update validator, gateway, CLI). */
 const REFUSED_RE = /not pending|unknown (tool )?call|may not|no pending|already decided|rejected|does not match/i;
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+/**
+ * At most this many CLI processes at once. A `tiller` CLI run from source costs ~3 s of CPU (tsx
+ * compiles it), so dozens at once on 2 cores each took longer than the 60 s timeout, were killed and
+ * retried — the soak starving its own clients, not a fault of the cluster (full run of 2026-12-03:
+ * 20 tiller-cli decisions gave up that way). An operator does not run 60 CLIs at once either.
+ */
+const MAX_CLI_PROCESSES = 4;
+let running = 0;
+const queue: (() => void)[] = [];
+
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  if (running >= MAX_CLI_PROCESSES) await new Promise<void>((resolve) => queue.push(resolve));
+  running++;
+  try {
+    return await runNow(cmd, args, env);
+  } finally {
+    running--;
+    queue.shift()?.();
+  }
+}
+
+function runNow(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
