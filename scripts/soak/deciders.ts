@@ -42,7 +42,9 @@ export interface DecisionRecord {
 type Attempt = { outcome: 'acknowledged' | 'refused' | 'transient'; message: string; approver?: string };
 
 /** A decision the workflow refused, in any client's words (update validator, gateway, CLI). */
-const REFUSED_RE = /not pending|unknown (tool )?call|may not|no pending|already decided|rejected|does not match/i;
+// An update to a turn that has ended (a race's loser, after the winner completed it) is refused too.
+const REFUSED_RE =
+  /not pending|unknown (tool )?call|may not|no pending|already decided|rejected|does not match|already completed|has already ended/i;
 
 /**
  * At most this many CLI processes at once. A `tiller` CLI run from source costs ~3 s of CPU (tsx
