@@ -250,7 +250,7 @@ export function renderMarkdown(r: BenchResults): string {
     for (const l of p.throughput.result) {
       tpRows.push([
         SERVER_NAMES[p.storage],
-        l.variant === 'fast' ? 'Tiller, fast path' : 'Tiller',
+        l.variant === 'fast' ? 'Tiller, fast path' : l.variant === 'bare' ? 'bare loop (Temporal baseline)' : 'Tiller',
         l.concurrency,
         `${l.concurrency} × ${l.stepsPerLane} (${l.turns} turns)`,
         f(l.wallS, 2),
@@ -266,7 +266,8 @@ export function renderMarkdown(r: BenchResults): string {
     'C lanes of turns at once on one worker (each lane runs turns of at most --steps steps back to back); steps/s =',
     'all tool steps ÷ wall time from the first start to the last result.',
     'CPU per step as in section 2: with both cores saturated, 2 000 ms/s ÷ (server + bench CPU per step) bounds the',
-    'steps/s this machine can reach at all.',
+    'steps/s this machine can reach at all. The bare loop (the Temporal baseline of section 2, on its own worker) runs',
+    'the same lanes last: what this server and machine allow a loop of this shape without Tiller.',
     '',
     tpRows.length
       ? table(
@@ -357,6 +358,13 @@ export function renderMarkdown(r: BenchResults): string {
       ['cached', '`summary`', q.summary?.cached, hist(q.historyEvents), q.summaryJsonBytes ?? '—'],
       ['cached', '`events`, the newest 20', q.events?.cached, hist(q.historyEvents), '—'],
       ['cached', 'bare query (Temporal baseline)', q.baseline.cached, hist(q.baseline.historyEvents), '—'],
+      [
+        'cached',
+        'bare query of `state`’s size (Temporal baseline)',
+        q.baseline.sized?.cached,
+        hist(q.baseline.historyEvents),
+        q.baseline.sized?.jsonBytes ?? '—',
+      ],
       ['evicted', '`state`', q.evicted, hist(q.historyEvents), q.stateJsonBytes],
       ['evicted', '`state`, fast-path turn', q.fast?.evicted, hist(q.fast?.historyEvents ?? 0), '—'],
       ['evicted', '`summary`', q.summary?.evicted, hist(q.historyEvents), q.summaryJsonBytes ?? '—'],
@@ -370,7 +378,8 @@ export function renderMarkdown(r: BenchResults): string {
     'A turn of N tool steps, then paused on an approval; sequential queries from the client, each kind in turn.',
     'Evicted: a worker that caches nothing (`maxCachedWorkflows: 0`), so each query replays the whole history.',
     'The Temporal baseline: a bare workflow after the same number of steps (two activities each), waiting, whose',
-    'query returns two numbers.',
+    'query returns two numbers; and the same workflow answering records of about as many bytes of JSON as `state`',
+    '(built once and kept in the workflow, as Tiller keeps its state): what moving such an answer costs without Tiller.',
     '',
     qRows.length
       ? table(
@@ -650,7 +659,7 @@ function notes(r: BenchResults): string[] {
           return tp
             .map(
               (l) =>
-                ` With 50 concurrent turns (${l.variant === 'fast' ? 'fast path' : 'tool as activity'}) a step costs ${f(l.cpu.serverMs)} + ${f(l.cpu.benchMs)} ms CPU: two fully free cores allow about ${f(2000 / (l.cpu.serverMs + l.cpu.benchMs), 0)} tool steps/s (measured ${f(l.stepsPerS, 1)}).`,
+                ` With 50 concurrent turns (${l.variant === 'fast' ? 'fast path' : l.variant === 'bare' ? 'the bare loop' : 'tool as activity'}) a step costs ${f(l.cpu.serverMs)} + ${f(l.cpu.benchMs)} ms CPU: two fully free cores allow about ${f(2000 / (l.cpu.serverMs + l.cpu.benchMs), 0)} tool steps/s (measured ${f(l.stepsPerS, 1)}).`,
             )
             .join('');
         })(),

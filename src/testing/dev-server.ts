@@ -101,7 +101,30 @@ export async function isTemporalReachable(address: string, timeoutMs = 2_000): P
   }
 }
 
+/** Starts made before giving up when the server exits while starting. */
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts `temporal server start-dev` and waits until it answers. A server that exits while starting
+ * is started again on fresh ports, up to 3 times, when the ports are this function's to pick: another
+ * process can take a port between the pick and the server's bind, and a bench run here once saw the
+ * server panic during start-up and start cleanly the next time. The error keeps the output's head,
+ * where a panic says why.
+ */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      const portsOurs = opts.port === undefined && opts.httpPort === undefined;
+      if (!(err instanceof EarlyExit) || !portsOurs || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class EarlyExit extends Error {}
+
+async function startOnce(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const port = opts.port ?? (await freePort(ip));
   const namespace = opts.namespace ?? 'default';
@@ -134,10 +157,16 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...(opts.extraArgs ?? []),
   ];
   const child = spawn(opts.cli, args, { stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+  // The head says why a server died (a Go panic's message comes before its goroutines), the tail
+  // what it did last.
+  let head = '';
   let tail = '';
   const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4_000);
+    const text = chunk.toString();
+    if (head.length < 1_500) head += text.slice(0, 1_500 - head.length);
+    tail = (tail + text).slice(-2_500);
   };
+  const output = () => (head.length < 1_500 ? head : `${head}\n…\n${tail}`);
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: number | null = null;
@@ -148,11 +177,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const address = `${ip}:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (exited !== null) throw new Error(`temporal server start-dev exited with ${exited}:\n${tail}`);
+    if (exited !== null) throw new EarlyExit(`temporal server start-dev exited with ${exited}:\n${output()}`);
     if (await isTemporalReachable(address, 1_000)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`temporal dev server did not answer at ${address} within 90 s:\n${tail}`);
+      throw new Error(`temporal dev server did not answer at ${address} within 90 s:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }

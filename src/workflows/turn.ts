@@ -21,8 +21,6 @@ import {
   decideSignal,
   decideUpdate,
   DECIDE_DESCRIPTION,
-  stateQuery,
-  STATE_DESCRIPTION,
   turnProgressSignal,
   TURN_PROGRESS_DESCRIPTION,
 } from '../contract';
@@ -67,7 +65,6 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const carriedWaits = carried?.batch?.calls.flatMap((c) => (c.waiting ? [c.waiting] : [])) ?? [];
   if (carriedWaits.length > 0 && patched(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
-  setHandler(stateQuery, () => budgetedState(state), { description: STATE_DESCRIPTION });
   serveReads(state);
   setHandler(
     decideUpdate,

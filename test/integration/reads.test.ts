@@ -79,8 +79,15 @@ test('summary and pages of events on a paused turn: the same facts as `state`, a
     // A follower that has seen everything gets an empty page.
     expect(await h.tiller.events(turnId, { afterSeq: state.eventCount })).toMatchObject({ events: [], more: false });
 
+    // `state` is kept as a payload until the next event: asked again, the same answer; after the
+    // approval (new events), the new one.
+    expect(await h.tiller.state(turnId)).toEqual(state);
     await h.tiller.approve(turnId, 'gate');
     expect((await h.tiller.result(turnId)).status).toBe('completed');
+    const after = await h.tiller.state(turnId);
+    expect(after.status).toBe('completed');
+    expect(after.eventCount).toBeGreaterThan(state.eventCount);
+    expect(after.events.at(-1)).toMatchObject({ type: 'TURN_COMPLETED', seq: after.eventCount });
   }, options);
 });
 

@@ -10,6 +10,8 @@ import type { BaselineActivities } from './activities';
 const acts = proxyActivities<BaselineActivities>({ startToCloseTimeout: '5 minutes' });
 
 export const baselineState = defineQuery<{ k: number; waiting: number }>('state');
+/** The same two numbers and records of about `bytes` of JSON, built once and kept: a bare answer of Tiller's size. */
+export const baselineBlob = defineQuery<{ k: number; waiting: number; records: unknown[] }, [number]>('blob');
 export const baselineDecide = defineUpdate<boolean, [number]>('decide');
 
 export async function baselineTurn(input: string, steps: number): Promise<number> {
@@ -27,6 +29,22 @@ export async function baselineGated(input: string, steps: number, gates: number)
   let waiting = -1;
   let decided = 0;
   setHandler(baselineState, () => ({ k, waiting }));
+  const records: unknown[] = [];
+  let recordBytes = 0;
+  setHandler(baselineBlob, (bytes) => {
+    for (let seq = records.length + 1; recordBytes < bytes; seq++) {
+      const record = {
+        seq,
+        type: 'TOOL_COMPLETED',
+        at: new Date(seq * 1000).toISOString(),
+        id: `call-${seq}`,
+        result: 'x'.repeat(120),
+      };
+      records.push(record);
+      recordBytes += JSON.stringify(record).length + 1;
+    }
+    return { k, waiting, records };
+  });
   setHandler(
     baselineDecide,
     () => {

@@ -8,9 +8,12 @@
  * query returning two numbers) is queried the same way, alternating with Tiller's.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TillerClient } from '../../../src/client';
 import { callId, GATED_AGENT, GATED_FAST_AGENT, planInput, READ_STEP_TOOL } from '../fixture';
-import type { BenchEnv } from '../env';
+import { ARTIFACTS, type BenchEnv } from '../env';
 import { roundSummary, sleep, summarize, type Summary } from '../stats';
 import { baselineWorker } from './baseline';
 
@@ -27,7 +30,13 @@ export interface QueryResult {
   events?: { cached: Summary };
   /** `state` of the same turn on the fast path, evicted: a shorter history to replay. */
   fast?: { historyEvents: number; evicted: Summary };
-  baseline: { historyEvents: number; cached: Summary; evicted: Summary };
+  baseline: {
+    historyEvents: number;
+    cached: Summary;
+    evicted: Summary;
+    /** The bare workflow answering about as many bytes of JSON as `state` (its `blob` query), cached. */
+    sized?: { jsonBytes: number; cached: Summary };
+  };
 }
 
 async function until(check: () => Promise<boolean>): Promise<void> {
@@ -50,6 +59,19 @@ async function alternate(queries: (() => Promise<unknown>)[], n: number, warm: n
     }
   }
   return series;
+}
+
+/**
+ * The waiting turns' histories (what an evicted query replays), for scripts/bench/replay-cost.ts to
+ * replay in-process: test-artifacts/bench/query-histories/<storage>/<name>.json.
+ */
+async function saveHistories(env: BenchEnv, ids: Record<string, string>): Promise<void> {
+  const dir = path.join(ARTIFACTS, 'query-histories', env.storage);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, id] of Object.entries(ids)) {
+    const history = await env.client.workflow.getHandle(id).fetchHistory();
+    fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
+  }
 }
 
 const events = async (env: BenchEnv, id: string) =>
@@ -94,8 +116,11 @@ export async function runQuery(
       const state = await tiller.state(turnId);
       const summary = await tiller.summary(turnId);
       const tail = { afterSeq: Math.max(0, state.eventCount - 20) };
-      const [cached, baseCached, summaryCached, eventsCached] = await alternate(
-        [() => tiller.state(turnId), theirs, () => tiller.summary(turnId), () => tiller.events(turnId, tail)],
+      const stateJsonBytes = JSON.stringify(state).length;
+      const blob = () => env.client.workflow.getHandle(baseId).query<unknown, [number]>('blob', stateJsonBytes);
+      const blobJsonBytes = JSON.stringify(await blob()).length;
+      const [cached, baseCached, summaryCached, eventsCached, blobCached] = await alternate(
+        [() => tiller.state(turnId), theirs, () => tiller.summary(turnId), () => tiller.events(turnId, tail), blob],
         opts.queries,
         20,
       );
@@ -104,7 +129,9 @@ export async function runQuery(
         baseCached,
         summaryCached,
         eventsCached,
-        stateJsonBytes: JSON.stringify(state).length,
+        blobCached,
+        blobJsonBytes,
+        stateJsonBytes,
         summaryJsonBytes: JSON.stringify(summary).length,
       };
     }),
@@ -112,6 +139,7 @@ export async function runQuery(
   const historyEvents = await events(env, turnId);
   const fastEvents = await events(env, fastId);
   const baseEvents = await events(env, baseId);
+  await saveHistories(env, { tiller: turnId, fast: fastId, baseline: baseId });
 
   const evictedWorker = await env.worker(taskQueue, { maxCachedWorkflows: 0 });
   const evictedBase = await baselineWorker(env, { taskQueue: base.taskQueue, maxCachedWorkflows: 0 });
@@ -141,6 +169,11 @@ export async function runQuery(
     summary: { cached: ms(cachedPhase.summaryCached), evicted: ms(summaryEvicted) },
     events: { cached: ms(cachedPhase.eventsCached) },
     fast: { historyEvents: fastEvents, evicted: ms(fastEvicted) },
-    baseline: { historyEvents: baseEvents, cached: ms(cachedPhase.baseCached), evicted: ms(baseEvicted) },
+    baseline: {
+      historyEvents: baseEvents,
+      cached: ms(cachedPhase.baseCached),
+      evicted: ms(baseEvicted),
+      sized: { jsonBytes: cachedPhase.blobJsonBytes, cached: ms(cachedPhase.blobCached) },
+    },
   };
 }
