@@ -67,7 +67,11 @@ async function writeOutputs(results: BenchResults, outDir: string): Promise<void
   const config = (await prettier.resolveConfig(path.join(ROOT, 'BENCHMARKS.md'))) ?? {};
   const json = await prettier.format(JSON.stringify(results), { ...config, parser: 'json' });
   fs.writeFileSync(path.join(outDir, 'bench-results.json'), json);
-  const md = await prettier.format(renderMarkdown(results), { ...config, parser: 'markdown' });
+  // The hand-written section belongs to the committed BENCHMARKS.md only, not to runs written elsewhere.
+  const apartPath = path.join(ROOT, 'bench', 'measured-apart.md');
+  const apart =
+    path.resolve(outDir) === ROOT && fs.existsSync(apartPath) ? fs.readFileSync(apartPath, 'utf8') : undefined;
+  const md = await prettier.format(renderMarkdown(results, apart), { ...config, parser: 'markdown' });
   fs.writeFileSync(path.join(outDir, 'BENCHMARKS.md'), md);
   log(
     `wrote ${path.relative(process.cwd(), path.join(outDir, 'BENCHMARKS.md')) || 'BENCHMARKS.md'} and bench-results.json`,

@@ -26,18 +26,25 @@ export class ToolBatch {
   /** All results, in the model's order, once every call has finished. */
   readonly done: Promise<string[]>;
   private settled = false;
+  /**
+   * Some call may wait for a human. When none can, the batch is quiet only once it has ended, so the
+   * turn has nothing to watch but `done`.
+   */
+  readonly mayWaitForHuman: boolean;
 
   constructor(
     private readonly scope: TurnScope,
     private readonly calls: readonly BatchCall[],
   ) {
     this.results = calls.map((c) => c.result);
+    let mayWait = false;
     this.done = Promise.all(
       calls.map((c, i) => {
         if (c.result !== undefined) return c.result;
         const call = new ToolCall(scope, c.id, c.name, c.raw);
         if (i >= BOUNDS.callsPerResponse && !c.waiting) return (this.results[i] = call.refuse(tooMany(calls.length)));
         const running = c.waiting ? call.resume(c.waiting) : call.run();
+        mayWait ||= call.mayWaitForHuman; // decided before run()/resume() first awaited
         // Observe each result as it comes (no commands here; the order of `done` is the model's).
         running.then(
           (result) => (this.results[i] = result),
@@ -46,6 +53,7 @@ export class ToolBatch {
         return running;
       }),
     );
+    this.mayWaitForHuman = mayWait;
     this.done.then(
       () => (this.settled = true),
       () => (this.settled = true),

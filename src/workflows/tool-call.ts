@@ -40,6 +40,11 @@ export class ToolCall {
   private readonly isSubAgent: boolean;
   /** What runs: the model's arguments, or an approver's edit of them. */
   private runArgs: string;
+  /**
+   * The call may wait for a human: its gate asks one, or its approval hook may (or it resumes such a
+   * wait). Known once `run()` or `resume()` was called: both decide it before their first await.
+   */
+  mayWaitForHuman = false;
 
   constructor(
     private readonly turn: TurnScope,
@@ -64,9 +69,11 @@ export class ToolCall {
     if (verdict.type === 'proceed' && verdict.via === 'trust') {
       this.approvedByTrust(verdict.grant);
     } else if (verdict.type === 'ask') {
+      this.mayWaitForHuman = true;
       const refusal = await this.askHuman(verdict.gate);
       if (refusal !== undefined) return refusal;
     } else if (verdict.type === 'hook') {
+      this.mayWaitForHuman = true;
       // askHuman is called inside the hook's continuation (not after it returns): the same microtask
       // order as the recorded histories, so concurrent calls keep their command order on replay.
       const refusal = await this.consultApprovalHook(() => this.askHuman(spec.gates[this.tool] ?? {}));
@@ -78,6 +85,7 @@ export class ToolCall {
 
   /** Resumes a call that was waiting for a human when the turn continued as new; returns what the model sees. */
   async resume(waiting: WaitingCall): Promise<string> {
+    this.mayWaitForHuman = true;
     const refusal = this.decided(await this.turn.desk.resume(waiting));
     if (refusal !== undefined) return refusal;
     return this.execute();

@@ -182,6 +182,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       }
       // Calls from one response run concurrently; their results go back in the model's order.
       const batch = new ToolBatch(scope, step.calls);
+      if (!batch.mayWaitForHuman) {
+        // No call can wait for a human, so the batch is never quiet before it ends, and the turn
+        // cannot continue as new in between: it waits for the results alone. (The watch below costs
+        // the SDK's sandbox about ten promises a step, each with a captured stack trace; it adds no
+        // commands, so leaving it out changes no history.)
+        conversation.addToolResults(step.message, await batch.done);
+        step = undefined;
+        continue;
+      }
       for (;;) {
         // Not cancellable: a cancelled turn still waits for its calls (and sub-agents) to end cancelled.
         // It ends with the batch: a condition left waiting is evaluated on every activation for the rest
