@@ -683,7 +683,8 @@ function notes(r: BenchResults): string[] {
         : `- **History**: the \`callModel\` inputs make up ${share} % of a ${longest.steps}-step history (${longest.protoBytes} bytes) and the bytes per step grow with the step index (${h.growth}).`,
     );
   }
-  const qPass = r.passes.find((p) => p.storage === 'memory' && p.query?.result) ?? r.passes.find((p) => p.query?.result);
+  const qPass =
+    r.passes.find((p) => p.storage === 'memory' && p.query?.result) ?? r.passes.find((p) => p.query?.result);
   const q = qPass?.query?.result;
   if (q) {
     const sized = q.baseline.sized;
