@@ -698,7 +698,7 @@ function notes(r: BenchResults): string[] {
           ? ` \`summary\` (${q.summaryJsonBytes ?? '?'} bytes) takes ${f(q.summary.cached.p50)} ms, about a bare query: what the CLI, gateway, SSE and inbox poll.`
           : '') +
         ` Evicted, every query replays the history first: ${f(q.evicted.p50)} ms for Tiller's ${q.historyEvents} events against ${f(q.baseline.evicted.p50)} ms for the bare loop's ${q.baseline.historyEvents}` +
-        ` (why: see the replay cost below).`,
+        ` (scripts/bench/replay-cost.ts replays these histories in-process to see why).`,
     );
   }
   const pausedMax = Math.max(0, ...r.passes.flatMap((p) => p.paused?.result?.map((x) => x.turns) ?? []));

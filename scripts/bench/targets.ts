@@ -90,7 +90,7 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
       measured: `${l.stepsPerS.toFixed(1)} steps/s (${SERVER_NAMES[tuned!.storage]})`,
       status: check(l.stepsPerS >= 150),
       ...(bare && {
-        note: `the bare loop, same server and load: ${bare.stepsPerS.toFixed(1)} steps/s (${ms(bare.cpu.serverMs)} server + ${ms(bare.cpu.benchMs)} bench CPU per step)`,
+        note: `the bare loop on the same server, right after: ${bare.stepsPerS.toFixed(1)} steps/s (${ms(bare.cpu.serverMs)} server + ${ms(bare.cpu.benchMs)} bench CPU per step)`,
       }),
     });
   }

@@ -62,20 +62,17 @@ async function alternate(queries: (() => Promise<unknown>)[], n: number, warm: n
 }
 
 /**
- * The waiting turns' histories (what an evicted query replays), for scripts/bench/replay-cost.ts to
- * replay in-process: test-artifacts/bench/query-histories/<storage>/<name>.json.
+ * Saves a waiting turn's history (what an evicted query replays) for scripts/bench/replay-cost.ts to
+ * replay in-process — test-artifacts/bench/query-histories/<storage>/<name>.json — and returns its
+ * number of events.
  */
-async function saveHistories(env: BenchEnv, ids: Record<string, string>): Promise<void> {
+async function saveHistory(env: BenchEnv, name: string, id: string): Promise<number> {
   const dir = path.join(ARTIFACTS, 'query-histories', env.storage);
   fs.mkdirSync(dir, { recursive: true });
-  for (const [name, id] of Object.entries(ids)) {
-    const history = await env.client.workflow.getHandle(id).fetchHistory();
-    fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
-  }
+  const history = await env.client.workflow.getHandle(id).fetchHistory();
+  fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
+  return history.events?.length ?? 0;
 }
-
-const events = async (env: BenchEnv, id: string) =>
-  (await env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
 const ms = (xs: number[] | undefined) => roundSummary(summarize(xs ?? []), 3);
 
 export async function runQuery(
@@ -136,10 +133,9 @@ export async function runQuery(
       };
     }),
   );
-  const historyEvents = await events(env, turnId);
-  const fastEvents = await events(env, fastId);
-  const baseEvents = await events(env, baseId);
-  await saveHistories(env, { tiller: turnId, fast: fastId, baseline: baseId });
+  const historyEvents = await saveHistory(env, 'tiller', turnId);
+  const fastEvents = await saveHistory(env, 'fast', fastId);
+  const baseEvents = await saveHistory(env, 'baseline', baseId);
 
   const evictedWorker = await env.worker(taskQueue, { maxCachedWorkflows: 0 });
   const evictedBase = await baselineWorker(env, { taskQueue: base.taskQueue, maxCachedWorkflows: 0 });
