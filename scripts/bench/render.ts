@@ -3,7 +3,7 @@ import type { DurableResult } from './sections/durable';
 import type { StreamVariant } from './sections/streams';
 import type { BenchResults, StoragePass, Timed } from './results';
 import type { Summary } from './stats';
-import { evaluateEarlierTargets, evaluateTargets, SERVER_NAMES, type TargetRow } from './targets';
+import { evaluateEarlierTargets, evaluateTargets, SERVER_NAMES, variantName, type TargetRow } from './targets';
 
 const f = (x: number | undefined, d = 2) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d));
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
@@ -257,7 +257,7 @@ export function renderMarkdown(r: BenchResults, apart?: string): string {
     for (const l of p.throughput.result) {
       tpRows.push([
         SERVER_NAMES[p.storage],
-        l.variant === 'fast' ? 'Tiller, fast path' : l.variant === 'bare' ? 'bare loop (Temporal baseline)' : 'Tiller',
+        variantName(l.variant).loop,
         l.concurrency,
         `${l.concurrency} × ${l.stepsPerLane} (${l.turns} turns)`,
         f(l.wallS, 2),
@@ -667,7 +667,7 @@ function notes(r: BenchResults): string[] {
           return tp
             .map(
               (l) =>
-                ` With 50 concurrent turns (${l.variant === 'fast' ? 'fast path' : l.variant === 'bare' ? 'the bare loop' : 'tool as activity'}) a step costs ${f(l.cpu.serverMs)} + ${f(l.cpu.benchMs)} ms CPU: two fully free cores allow about ${f(2000 / (l.cpu.serverMs + l.cpu.benchMs), 0)} tool steps/s (measured ${f(l.stepsPerS, 1)}).`,
+                ` With 50 concurrent turns (${variantName(l.variant).short}) a step costs ${f(l.cpu.serverMs)} + ${f(l.cpu.benchMs)} ms CPU: two fully free cores allow about ${f(2000 / (l.cpu.serverMs + l.cpu.benchMs), 0)} tool steps/s (measured ${f(l.stepsPerS, 1)}).`,
             )
             .join('');
         })(),

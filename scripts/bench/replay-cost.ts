@@ -16,8 +16,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { ARTIFACTS, buildBundle, quietRuntime } from './env';
+import { baselineBundle } from './sections/baseline';
 import { summarize } from './stats';
 
 function arg(name: string, fallback: string): string {
@@ -96,13 +97,8 @@ async function main(): Promise<void> {
   const runs = Number(arg('--runs', '6'));
   const only = arg('--only', '').split(',').filter(Boolean);
   if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run npm run bench -- --only query first`);
-  const noop = () => undefined;
-  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
   const tiller = (await buildBundle()).code;
-  const { code: baseline } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./baseline/workflow'),
-    logger: logger as never,
-  });
+  const { code: baseline } = await baselineBundle();
   const count = process.argv.includes('--promises') ? new PromiseCount() : undefined;
   for (const [name, code] of [
     ['tiller', tiller],

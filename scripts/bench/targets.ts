@@ -5,6 +5,7 @@
  */
 import type { BenchResults, StoragePass } from './results';
 import type { DurableResult } from './sections/durable';
+import type { ThroughputLevel } from './sections/throughput';
 
 export type Status = 'met' | 'missed' | 'not measured';
 
@@ -28,6 +29,13 @@ export const SERVER_NAMES: Record<StoragePass['storage'], string> = {
 
 const pass = (r: BenchResults, storage: StoragePass['storage']) => r.passes.find((p) => p.storage === storage);
 const cpuSum = (c: { serverMs: number; benchMs: number }) => c.serverMs + c.benchMs;
+
+/** What a throughput level's loop is called in tables (`loop`) and sentences (`short`). */
+export function variantName(variant: ThroughputLevel['variant']): { loop: string; short: string } {
+  if (variant === 'fast') return { loop: 'Tiller, fast path', short: 'fast path' };
+  if (variant === 'bare') return { loop: 'bare loop (Temporal baseline)', short: 'the bare loop' };
+  return { loop: 'Tiller', short: 'tool as activity' };
+}
 
 /** Issue 13: speed. */
 export function evaluateTargets(r: BenchResults): TargetRow[] {
@@ -86,7 +94,7 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
   const levels = at50.filter((l) => l.variant !== 'bare');
   for (const l of levels) {
     rows.push({
-      target: `≥ 150 tool steps/s with 50 concurrent turns, ${l.variant === 'fast' ? 'fast path' : 'tool as activity'}`,
+      target: `≥ 150 tool steps/s with 50 concurrent turns, ${variantName(l.variant).short}`,
       measured: `${l.stepsPerS.toFixed(1)} steps/s (${SERVER_NAMES[tuned!.storage]})`,
       status: check(l.stepsPerS >= 150),
       ...(bare && {

@@ -12,6 +12,8 @@ const acts = proxyActivities<BaselineActivities>({ startToCloseTimeout: '5 minut
 export const baselineState = defineQuery<{ k: number; waiting: number }>('state');
 /** The same two numbers and records of about `bytes` of JSON, built once and kept: a bare answer of Tiller's size. */
 export const baselineBlob = defineQuery<{ k: number; waiting: number; records: unknown[] }, [number]>('blob');
+/** The largest `blob` answer: Temporal's payload limit is 2 MB. */
+const BLOB_MAX_BYTES = 1_500_000;
 export const baselineDecide = defineUpdate<boolean, [number]>('decide');
 
 export async function baselineTurn(input: string, steps: number): Promise<number> {
@@ -32,7 +34,8 @@ export async function baselineGated(input: string, steps: number, gates: number)
   const records: unknown[] = [];
   let recordBytes = 0;
   setHandler(baselineBlob, (bytes) => {
-    for (let seq = records.length + 1; recordBytes < bytes; seq++) {
+    const want = Math.min(bytes, BLOB_MAX_BYTES); // a query argument: any client may send one
+    for (let seq = records.length + 1; recordBytes < want; seq++) {
       const record = {
         seq,
         type: 'TOOL_COMPLETED',

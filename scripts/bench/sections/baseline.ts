@@ -5,28 +5,31 @@
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { baselineActivities } from '../baseline/activities';
-import { openaiFor, type BenchEnv } from '../env';
+import { openaiFor, QUIET_BUNDLE_LOGGER, type BenchEnv } from '../env';
 import { planInput } from '../fixture';
 import { gaps } from '../stats';
 
 let bundle: { code: string } | undefined;
+
+/** The baseline workflows' bundle, built once per process. */
+export async function baselineBundle(): Promise<{ code: string }> {
+  bundle ??= await bundleWorkflowCode({
+    workflowsPath: require.resolve('../baseline/workflow'),
+    logger: QUIET_BUNDLE_LOGGER as never,
+  });
+  return bundle;
+}
 
 /** A worker for the baseline workflow and a function that runs one baseline turn of N steps. */
 export async function baselineWorker(
   env: BenchEnv,
   { taskQueue = env.queue('baseline').taskQueue, ...options }: { maxCachedWorkflows?: number; taskQueue?: string } = {},
 ) {
-  const noop = () => undefined;
-  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
-  bundle ??= await bundleWorkflowCode({
-    workflowsPath: require.resolve('../baseline/workflow'),
-    logger: logger as never,
-  });
   const worker = await Worker.create({
     connection: env.native,
     namespace: env.server.namespace,
     taskQueue,
-    workflowBundle: bundle,
+    workflowBundle: await baselineBundle(),
     activities: baselineActivities(openaiFor(env.model), env.resultBytes, env.rec),
     ...options,
   });

@@ -15,7 +15,7 @@ import { defineAgent } from '../../../src/agents/define';
 import type { LiveTextEvent } from '../../../src/core/live-text';
 import { startScriptedModel } from '../../../src/testing/scripted-model';
 import { createWorker } from '../../../src/worker';
-import { openaiFor, type BenchEnv } from '../env';
+import { openaiFor, QUIET_BUNDLE_LOGGER, type BenchEnv } from '../env';
 import { streamProbeActivities, type ProbeChunk } from '../streams/activities';
 import { round, roundSummary, summarize, type Summary } from '../stats';
 
@@ -106,11 +106,9 @@ async function runTiller(env: BenchEnv, runs: number, chunks: number, intervalMs
 }
 
 async function runWorkflowStreams(env: BenchEnv, runs: number, chunks: number, intervalMs: number) {
-  const noop = () => undefined;
-  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
   const bundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../streams/workflow'),
-    logger: logger as never,
+    logger: QUIET_BUNDLE_LOGGER as never,
   });
   const { taskQueue } = env.queue('workflow-streams');
   const worker = await Worker.create({
