@@ -38,22 +38,28 @@ export class ToolBatch {
   ) {
     this.results = calls.map((c) => c.result);
     let mayWait = false;
-    this.done = Promise.all(
-      calls.map((c, i) => {
-        if (c.result !== undefined) return c.result;
-        const call = new ToolCall(scope, c.id, c.name, c.raw);
-        if (i >= BOUNDS.callsPerResponse && !c.waiting) return (this.results[i] = call.refuse(tooMany(calls.length)));
-        const running = c.waiting ? call.resume(c.waiting) : call.run();
-        mayWait ||= call.mayWaitForHuman; // decided before run()/resume() first awaited
-        // Observe each result as it comes (no commands here; the order of `done` is the model's).
-        running.then(
-          (result) => (this.results[i] = result),
-          () => undefined,
-        );
-        return running;
-      }),
-    );
+    // Start every call (each decides synchronously whether it may wait for a human), then watch them.
+    const running = calls.map((c, i): string | Promise<string> => {
+      if (c.result !== undefined) return c.result;
+      const call = new ToolCall(scope, c.id, c.name, c.raw);
+      if (i >= BOUNDS.callsPerResponse && !c.waiting) return call.refuse(tooMany(calls.length));
+      const started = c.waiting ? call.resume(c.waiting) : call.run();
+      mayWait ||= call.mayWaitForHuman;
+      return started;
+    });
     this.mayWaitForHuman = mayWait;
+    if (!mayWait) {
+      // Nothing to watch (`ended`, `quiet` and `carry` are for batches that may wait): the turn only
+      // awaits `done`. See `inOrder` for why so few promises.
+      this.done = inOrder(running);
+      return;
+    }
+    running.forEach((r, i) => {
+      if (typeof r === 'string') this.results[i] = r;
+      // Observe each result as it comes (no commands here; the order of `done` is the model's).
+      else r.then((result) => (this.results[i] = result), noop);
+    });
+    this.done = Promise.all(running);
     this.done.then(
       () => (this.settled = true),
       () => (this.settled = true),
@@ -79,4 +85,17 @@ export class ToolBatch {
       return { id: c.id, name: c.name, raw: c.raw, ...(waiting && { waiting }) };
     });
   }
+}
+
+function noop(): void {}
+
+/**
+ * `Promise.all` of the results, without its aggregate promises for the common batch of one call. The
+ * SDK captures a stack trace for every promise the workflow sandbox creates, and an evicted turn
+ * replays every step's.
+ */
+function inOrder(running: (string | Promise<string>)[]): Promise<string[]> {
+  const [only] = running;
+  if (running.length === 1 && only !== undefined && typeof only !== 'string') return only.then((r) => [r]);
+  return Promise.all(running);
 }

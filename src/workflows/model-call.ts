@@ -5,7 +5,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { CallIds } from '../core/call-ids';
 import { describeFailure, FailureType } from '../core/failures';
-import type { AgentSpec, AssistantMessage, OutputCheck } from '../core/spec';
+import type { AgentSpec, AssistantMessage, ModelResponse, OutputCheck } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
@@ -23,6 +23,14 @@ export class TurnFailure extends Error {
   }
 }
 
+/** What a model call needs from its turn. */
+export interface ModelTurn {
+  agent: AgentSpec;
+  recorder: TurnRecorder;
+  conversation: TurnConversation;
+  ids: CallIds;
+}
+
 export interface ModelStep {
   message: AssistantMessage;
   /** The tool calls the model asked for, in its order (empty: this is the answer). */
@@ -31,20 +39,28 @@ export interface ModelStep {
   output?: OutputCheck;
 }
 
-export async function callModel(
-  turn: { agent: AgentSpec; recorder: TurnRecorder; conversation: TurnConversation; ids: CallIds },
-  call: number,
-): Promise<ModelStep> {
-  const { agent, recorder, conversation, ids } = turn;
-  let response;
-  try {
-    response = await acts.callModel.executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
+/**
+ * Calls the model (an activity) and records its response. Not an async function: the SDK captures a
+ * stack trace for every promise the workflow sandbox creates, and an evicted turn replays every step's.
+ */
+export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
+  const { recorder, conversation } = turn;
+  return acts.callModel
+    .executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
       conversation.request(recorder.state.turnId, call),
-    ]);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    throw new TurnFailure(`model call ${call} failed: ${describeFailure(err)}`);
-  }
+    ])
+    .then(
+      (response) => takeResponse(turn, call, response),
+      (err: unknown) => {
+        if (isCancellation(err)) throw err;
+        throw new TurnFailure(`model call ${call} failed: ${describeFailure(err)}`);
+      },
+    );
+}
+
+/** The model's response as the turn's next step: recorded, added to the conversation, its calls named uniquely. */
+function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): ModelStep {
+  const { agent, recorder, conversation, ids } = turn;
   const { message, usage, durationMs, finishReason } = response;
   const calls = (message.tool_calls ?? []).map((t) => ({
     id: ids.unique(t.id),

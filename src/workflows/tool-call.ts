@@ -13,7 +13,7 @@ import { describeFailure } from '../core/failures';
 import { approvalGate, deniedResult, truncateResult, unknownToolResult } from '../core/policy';
 import type { RecordedDecision, TrustGrant } from '../core/schemas';
 import { subAgentInput } from '../core/subagents';
-import type { AgentSpec, ApprovalOutcome, GateSpec, ToolCallContext, ToolSpec } from '../core/spec';
+import type { AgentSpec, ApprovalOutcome, GateSpec, RunToolResponse, ToolCallContext, ToolSpec } from '../core/spec';
 import { acts, hookOptions, runToolActivity } from './activities';
 import type { ApprovalDesk, WaitingCall, WaitOutcome } from './approvals';
 import { PATCH_VALIDATE_BEFORE_APPROVAL } from './patches';
@@ -59,8 +59,15 @@ export class ToolCall {
     this.runArgs = rawArgs;
   }
 
-  /** Runs the call through check → approve → start → run → end; returns what the model sees. */
-  async run(): Promise<string> {
+  /**
+   * Runs the call through check → approve → start → run → end; returns what the model sees. A call
+   * refused by its checks answers at once (a string); one that needs no human is its run's promise.
+   *
+   * Promises are few on purpose: the SDK captures a stack trace for each one the sandbox creates (for
+   * its stack-trace query), and a turn replays every step's. A call that needs no human costs one
+   * promise over its activity's; one that waits goes through `approveThenExecute` (an async function).
+   */
+  run(): string | Promise<string> {
     const problem = this.precheck();
     if (problem !== undefined) return problem;
 
@@ -70,16 +77,13 @@ export class ToolCall {
       this.approvedByTrust(verdict.grant);
     } else if (verdict.type === 'ask') {
       this.mayWaitForHuman = true;
-      const refusal = await this.askHuman(verdict.gate);
-      if (refusal !== undefined) return refusal;
+      return this.approveThenExecute(() => this.askHuman(verdict.gate));
     } else if (verdict.type === 'hook') {
       this.mayWaitForHuman = true;
       // askHuman is called inside the hook's continuation (not after it returns): the same microtask
       // order as the recorded histories, so concurrent calls keep their command order on replay.
-      const refusal = await this.consultApprovalHook(() => this.askHuman(spec.gates[this.tool] ?? {}));
-      if (refusal !== undefined) return refusal;
+      return this.approveThenExecute(() => this.consultApprovalHook(() => this.askHuman(spec.gates[this.tool] ?? {})));
     }
-
     return this.execute();
   }
 
@@ -91,24 +95,36 @@ export class ToolCall {
     return this.execute();
   }
 
+  /** Waits for the approval (a human, or the hook that may ask one), then runs the call unless refused. */
+  private async approveThenExecute(approve: () => Promise<string | undefined>): Promise<string> {
+    const refusal = await approve();
+    if (refusal !== undefined) return refusal;
+    return this.execute();
+  }
+
   /** Runs the approved call: the tool's activity, or the sub-agent's child turn. */
-  private async execute(): Promise<string> {
+  private execute(): Promise<string> {
     const { spec, recorder } = this.turn;
     const runArgs = this.runArgs === this.rawArgs ? this.args : argsForDisplay(this.runArgs);
     recorder.record({ type: 'TOOL_STARTED', toolCallId: this.id, tool: this.tool, args: runArgs });
     if (this.isSubAgent) return this.runSubAgent(runArgs);
-    let outcome;
-    try {
-      outcome = await runToolActivity(this.toolSpec, {
-        ...this.context(),
-        rawArgs: this.runArgs,
-        ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
-      });
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      return this.fail(`Error: ${this.tool} did not complete: ${describeFailure(err)}`);
-    }
-    recorder.hookFailures(outcome.hookFailures, this.id);
+    const running = runToolActivity(this.toolSpec, {
+      ...this.context(),
+      rawArgs: this.runArgs,
+      ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
+    });
+    return running.then(
+      (outcome) => this.ended(outcome),
+      (err: unknown) => {
+        if (isCancellation(err)) throw err;
+        return this.fail(`Error: ${this.tool} did not complete: ${describeFailure(err)}`);
+      },
+    );
+  }
+
+  /** Records how the tool's activity ended; returns what the model sees. */
+  private ended(outcome: RunToolResponse): string {
+    this.turn.recorder.hookFailures(outcome.hookFailures, this.id);
     if (!outcome.ok) {
       return this.fail(outcome.error ?? outcome.content, {
         durationMs: outcome.durationMs,
@@ -116,7 +132,13 @@ export class ToolCall {
       });
     }
     const { durationMs, content } = outcome;
-    recorder.record({ type: 'TOOL_ENDED', toolCallId: this.id, tool: this.tool, durationMs, result: content });
+    this.turn.recorder.record({
+      type: 'TOOL_ENDED',
+      toolCallId: this.id,
+      tool: this.tool,
+      durationMs,
+      result: content,
+    });
     return content;
   }
 
