@@ -39,9 +39,11 @@ import { fileTools } from './tools/files';
 export const workflowsPath = require.resolve('./workflows');
 
 /**
- * Bundle option `preloadModules` for Tiller's workflows (src/workflows/preload.ts): the libraries every
- * cached turn would otherwise hold its own copy of — about 1 MiB a turn. The plugin adds it to bundles
- * built with it; pass it to `bundleWorkflowCode` yourself for a bundle built without the plugin.
+ * Bundle option `preloadModules` for Tiller's workflows (src/workflows/preload.ts): zod and Tiller's
+ * schemas, which every cached turn would otherwise hold its own copy of (zod alone was about 1 MiB of RSS
+ * a turn; the schemas were half of what a paused turn still held in the workflow thread's heap). The
+ * plugin adds it to bundles built with it; pass it to `bundleWorkflowCode` yourself for a bundle built
+ * without the plugin.
  */
 export const PRELOAD_MODULES: readonly string[] = [require.resolve('./workflows/preload')];
 

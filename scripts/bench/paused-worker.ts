@@ -19,7 +19,10 @@ export interface WorkerConfig {
 }
 
 export interface MemReport {
+  /** After a GC of the main thread; the workflow threads' heaps collect on their own. */
   rss: number;
+  /** The highest RSS sampled (every 100 ms) since the worker started: what it takes between collections. */
+  rssPeak: number;
   heapUsed: number;
   external: number;
   cachedWorkflows: number;
@@ -44,12 +47,15 @@ async function main(): Promise<void> {
     workflowBundle: { codePath: cfg.bundlePath },
     ...(cfg.maxCachedWorkflows !== undefined && { worker: { maxCachedWorkflows: cfg.maxCachedWorkflows } }),
   });
+  let rssPeak = process.memoryUsage.rss();
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 100);
   process.on('message', (msg: { type: string }) => {
     if (msg.type === 'mem') {
       (globalThis as { gc?: () => void }).gc?.();
       const m = process.memoryUsage();
       const report: MemReport = {
         rss: m.rss,
+        rssPeak: Math.max(rssPeak, m.rss),
         heapUsed: m.heapUsed,
         external: m.external,
         cachedWorkflows: worker.getStatus().numCachedWorkflows,
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
       };
       process.send?.({ type: 'mem', report });
     } else if (msg.type === 'stop') {
+      clearInterval(sampler);
       worker.shutdown();
     }
   });

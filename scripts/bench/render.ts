@@ -476,14 +476,16 @@ export function renderMarkdown(r: BenchResults, apart?: string): string {
         f(x.completeAllS),
         `${x.completed}/${x.turns}`,
         f(x.rssAfterMiB, 0),
+        x.rssPeakMiB !== undefined ? f(x.rssPeakMiB, 0) : '—',
       ]);
     }
   }
   L.push(
     'K turns that each pause on an approval, served by a worker in its own process. RSS of that process (after a',
-    'GC) idle and with all K waiting; the list is `TillerClient.pending()` (visibility query on',
-    '`TillerStatus = "awaiting_approval"`) over all K; then every turn is approved (50 updates in flight) and each',
-    'result is checked: completed, with the gated tool run.',
+    'GC of its main thread: the workflow threads collect on their own) idle and with all K waiting, and the highest',
+    'RSS sampled every 100 ms over the whole pass (peak: what the worker takes between collections). The list is',
+    '`TillerClient.pending()` (visibility query on `TillerStatus = "awaiting_approval"`) over all K; then every turn',
+    'is approved (50 updates in flight) and each result is checked: completed, with the gated tool run.',
     '',
     pRows.length
       ? table(
@@ -502,6 +504,7 @@ export function renderMarkdown(r: BenchResults, apart?: string): string {
             'all complete s',
             'completed',
             'RSS after MiB',
+            'peak RSS MiB',
           ],
           pRows,
         )

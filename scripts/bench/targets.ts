@@ -118,10 +118,12 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
   const paused = r.passes.flatMap((p) => (p.paused?.result ?? []).filter((x) => x.cache === 'default'));
   for (const p of paused) {
     const at10k = p.turns >= 10_000;
-    const ok = p.rssPausedMiB <= 1024 && p.notCompleted === 0;
+    // The peak between collections when it was sampled, else the RSS paused (after a main-thread GC).
+    const rss = Math.max(p.rssPausedMiB, p.rssPeakMiB ?? 0);
+    const ok = rss <= 1024 && p.notCompleted === 0;
     rows.push({
       target: '10,000 paused turns: worker RSS ≤ 1 GB with default settings, all complete after approval',
-      measured: `${p.turns} turns: RSS ${p.rssPausedMiB.toFixed(0)} MiB paused (cache ${p.maxCachedWorkflows}); ${p.completed}/${p.turns} completed`,
+      measured: `${p.turns} turns: RSS ${p.rssPausedMiB.toFixed(0)} MiB paused${p.rssPeakMiB !== undefined ? `, peak ${p.rssPeakMiB.toFixed(0)} MiB` : ''} (cache ${p.maxCachedWorkflows}); ${p.completed}/${p.turns} completed`,
       status: at10k ? check(ok) : 'not measured',
       ...(!at10k && {
         note: `ran ${p.turns}, not 10,000 (${ok ? 'within' : 'outside'} the target at that size); run with --paused 10000`,

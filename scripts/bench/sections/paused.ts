@@ -34,6 +34,8 @@ export interface PausedPass {
   completed: number;
   notCompleted: number;
   rssAfterMiB: number;
+  /** The worker's highest RSS over the pass (sampled every 100 ms): pausing, approving and completing (absent in results before it was measured). */
+  rssPeakMiB?: number;
 }
 
 const MiB = 2 ** 20;
@@ -159,6 +161,7 @@ async function pass(env: BenchEnv, tiller: TillerClient, taskQueue: string, k: n
       completed,
       notCompleted: k - completed,
       rssAfterMiB: round(after.rss / MiB, 1),
+      rssPeakMiB: round(after.rssPeak / MiB, 1),
     };
   } finally {
     await proc.stop();
