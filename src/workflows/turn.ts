@@ -186,8 +186,8 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         // No call can wait for a human, so the batch is never quiet before it ends, and the turn
         // cannot continue as new in between: it waits for the results alone. (The watch below costs
         // the SDK's sandbox about ten promises a step, each with a captured stack trace; it adds no
-        // commands, so leaving it out changes no history.) A step of one such call creates the
-        // model's and the tool's activity promises and four of Tiller's: see callModel, ToolCall.run.
+        // commands, so leaving it out changes no history.) A step of one such call creates the SDK's
+        // promises for the two activities and five of Tiller's: see callModel, ToolCall.run, inOrder.
         conversation.addToolResults(step.message, await batch.done);
         step = undefined;
         continue;
