@@ -26,9 +26,10 @@ import { checkedModelSettings, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
+import type { ModelApi } from './core/spec';
 import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
 import { withPayloadGuard } from './codec/guard';
-import { defaultModel } from './config';
+import { defaultModel, modelApiFromEnv } from './config';
 import type { McpServerConfig } from './mcp/config';
 import { McpPool } from './mcp/pool';
 import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
@@ -97,6 +98,11 @@ export interface TillerPluginOptions {
   tracing?: Tracing | false;
   /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
   openai?: OpenAI;
+  /**
+   * The API the default client speaks to agents that do not say (`defineAgent({ api })`): `chat` (Chat
+   * Completions) or `responses` (OpenAI's Responses API). Defaults to `TILLER_MODEL_API`, else `chat`.
+   */
+  api?: ModelApi;
   /**
    * Named OpenAI-compatible model providers an agent picks with `provider`:
    * `{ groq: { baseURL, apiKeyEnv: 'GROQ_API_KEY' }, local: { baseURL: 'http://localhost:11434/v1' } }`
@@ -182,6 +188,7 @@ export class TillerPlugin extends SimplePlugin {
         tools,
         hooks: opts.hooks ?? [],
         openai: opts.openai ?? openAIFromEnv(),
+        api: opts.api ?? modelApiFromEnv(),
         providers,
         defaultModel: opts.model ?? defaultModel(),
         searchAttributes: opts.searchAttributes ?? true,

@@ -44,6 +44,8 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     instructions: typeof def.instructions === 'string' ? def.instructions : '',
     model: def.model ?? deps.defaultModel,
     ...(def.provider !== undefined && { provider: def.provider }),
+    ...(def.api !== undefined && { api: def.api }),
+    ...(def.onTruncated !== undefined && { onTruncated: def.onTruncated }),
     tools: workerTools.map((name) => {
       const tool = deps.tools.get(name);
       if (!tool) throw new Error(`agent ${def.name} uses tool ${name}, which is not registered`);

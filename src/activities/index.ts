@@ -12,7 +12,8 @@ import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
 import { createAgentActivities } from './agents';
 import { ConversationCache } from './conversation-cache';
-import { createModelActivities } from './model';
+import { createModelActivities, type ModelEndpoint } from './model';
+import type { ModelApi } from '../core/spec';
 import { createToolActivities } from './tools';
 
 export interface ActivityDeps {
@@ -21,8 +22,10 @@ export interface ActivityDeps {
   /** Hooks for every agent, after each agent's own. */
   hooks?: readonly TillerHooks[];
   openai: OpenAI;
-  /** Named providers' clients, for agents with `provider`. */
-  providers?: ReadonlyMap<string, OpenAI>;
+  /** The API the default client speaks when an agent does not say (default Chat Completions). */
+  api?: ModelApi;
+  /** Named providers' endpoints, for agents with `provider`. */
+  providers?: ReadonlyMap<string, OpenAI | ModelEndpoint>;
   defaultModel: string;
   searchAttributes: boolean;
   /** Whether turns accept the `decide` signal (else updates only). Default true. */
@@ -51,7 +54,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       ...(deps.mcp && { mcp: deps.mcp }),
     }),
     ...createModelActivities({
-      client: deps.openai,
+      client: { client: deps.openai, ...(deps.api && { api: deps.api }) },
       conversations,
       ...(deps.providers && { providers: deps.providers }),
       outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),

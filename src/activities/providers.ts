@@ -7,6 +7,7 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { formatZodError } from '../core/schemas';
+import type { ModelEndpoint } from './model';
 
 /** A provider's name, as agents refer to it. */
 export const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -28,6 +29,13 @@ export const ProviderConfig = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name')
       .optional(),
+    /** The API agents speak to it unless they say: `chat` (Chat Completions, the default) or `responses`. */
+    api: z.enum(['chat', 'responses']).optional(),
+    /**
+     * Responses API: the provider keeps responses, so each call continues from the last one with
+     * `previous_response_id` and sends only what is new (default false: the full input every call).
+     */
+    store: z.boolean().optional(),
   })
   .refine((p) => p.apiKey === undefined || p.apiKeyEnv === undefined, 'give apiKey or apiKeyEnv, not both');
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
@@ -55,23 +63,27 @@ export class ProviderConfigError extends Error {
   override readonly name = 'ProviderConfigError';
 }
 
-/** The providers' OpenAI clients (`maxRetries: 0`: Temporal retries), by name; throws `ProviderConfigError`. */
+/** The providers' endpoints (OpenAI clients with `maxRetries: 0`: Temporal retries), by name; throws `ProviderConfigError`. */
 export function providerClients(
   config: Record<string, ProviderConfig>,
   env: NodeJS.ProcessEnv = process.env,
-): Map<string, OpenAI> {
+): Map<string, ModelEndpoint> {
   const problem = namesProblem(config);
   if (problem !== undefined) throw new ProviderConfigError(`invalid providers: ${problem}`);
   const parsed = Providers.safeParse(config);
   if (!parsed.success) throw new ProviderConfigError(`invalid providers: ${formatZodError(parsed.error)}`);
-  const clients = new Map<string, OpenAI>();
+  const clients = new Map<string, ModelEndpoint>();
   for (const [name, p] of Object.entries(parsed.data)) {
     let apiKey = p.apiKey;
     if (p.apiKeyEnv !== undefined) {
       apiKey = env[p.apiKeyEnv];
       if (!apiKey) throw new ProviderConfigError(`provider ${name}: the env variable ${p.apiKeyEnv} is not set`);
     }
-    clients.set(name, new OpenAI({ baseURL: p.baseURL, apiKey: apiKey ?? 'not-needed', maxRetries: 0 }));
+    clients.set(name, {
+      client: new OpenAI({ baseURL: p.baseURL, apiKey: apiKey ?? 'not-needed', maxRetries: 0 }),
+      ...(p.api !== undefined && { api: p.api }),
+      ...(p.store !== undefined && { store: p.store }),
+    });
   }
   return clients;
 }

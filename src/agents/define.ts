@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
 import { formatZodError } from '../core/schemas';
-import { ANSWER_TOOL, type DurationLike, type GateSpec } from '../core/spec';
+import { ANSWER_TOOL, type DurationLike, type GateSpec, type ModelApi } from '../core/spec';
 import type { TillerHooks } from './hooks';
 
 /** Another agent this agent may call as a tool; see {@link AgentDefinition.subAgents}. */
@@ -49,6 +49,18 @@ export interface AgentDefinition {
    * absent: the worker's default client (`openai`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`).
    */
   provider?: string;
+  /**
+   * The model API: `'chat'` (Chat Completions, what every OpenAI-compatible server speaks) or `'responses'`
+   * (OpenAI's Responses API). Absent: the provider's `api`, else Chat Completions. Events, state and
+   * approvals are the same whichever answers.
+   */
+  api?: ModelApi;
+  /**
+   * What a cut answer does (the model stopped at its token limit, `finish_reason: length`): `'fail'` (the
+   * default) fails the turn saying so, `'accept'` keeps the cut text (or calls) as the answer. Raise
+   * `modelSettings.maxTokens` to give it more room.
+   */
+  onTruncated?: 'fail' | 'accept';
   /** Names of registered tools this agent may call; an MCP server's tool as `<server>__<tool>`. */
   tools: string[];
   /** MCP servers (configured with `createWorker({ mcpServers })`) whose every tool this agent may call. */
@@ -129,6 +141,10 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);
   if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
     throw new Error(`agent ${def.name}: output must be a zod schema`);
+  if (def.api !== undefined && def.api !== 'chat' && def.api !== 'responses')
+    throw new Error(`agent ${def.name}: api must be 'chat' or 'responses'`);
+  if (def.onTruncated !== undefined && def.onTruncated !== 'fail' && def.onTruncated !== 'accept')
+    throw new Error(`agent ${def.name}: onTruncated must be 'fail' or 'accept'`);
   const modelSettings = checkedModelSettings(def);
   if (modelSettings) return { ...def, modelSettings };
   return def;

@@ -45,7 +45,9 @@ export function formatEvent(e: TurnEvent): string {
       return `● ${e.agent} started · model ${e.model} · tools ${e.tools.join(', ') || 'none'}`;
     case 'MODEL_CALLED': {
       const calls = e.toolCalls.length ? ` → ${e.toolCalls.map((c) => c.name).join(', ')}` : '';
-      return `▸ model call ${e.call} · ${e.usage.inputTokens}+${e.usage.outputTokens} tokens · ${formatMs(e.durationMs)}${calls}`;
+      const tokens = `${e.usageEstimated ? '~' : ''}${e.usage.inputTokens}+${e.usage.outputTokens} tokens${e.usageEstimated ? ' (estimated: the server reported none)' : ''}`;
+      const cut = e.finishReason === 'length' ? ' · cut at the token limit' : '';
+      return `▸ model call ${e.call} · ${tokens} · ${formatMs(e.durationMs)}${cut}${calls}`;
     }
     case 'APPROVAL_REQUESTED': {
       const expires = e.expiresAt ? `, until ${e.expiresAt}` : '';

@@ -166,7 +166,7 @@ const NAME_KEYS = new Set([
   'tools',
   'finishReason',
 ]);
-const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content']);
+const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content', 'reasoning']);
 /** Fields that hold arbitrary JSON from outside (the model's arguments, an approver's edit). */
 const JSON_KEYS = new Set(['args', 'modelSettings']);
 /** Fields kept as they are: a structured answer, bounded by the model activity (`BOUNDS.long` characters of JSON). */

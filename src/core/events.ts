@@ -32,6 +32,14 @@ export type TurnEventBody =
       finishReason?: string;
       /** The text the model returned (null: none); absent in histories from before v0.3. */
       text?: string | null;
+      /** The server reported no usage: `usage` is Tiller's estimate (about 4 characters a token). */
+      usageEstimated?: true;
+      /** Reasoning text the server sent beside the answer (clipped); the model never gets it back. */
+      reasoning?: string;
+      /** The model refused to answer: its words (clipped). */
+      refusal?: string;
+      /** The model API that answered, when it was not Chat Completions. */
+      api?: 'responses';
     }
   | {
       type: 'APPROVAL_REQUESTED';

@@ -38,6 +38,13 @@ export const FailureType = {
   ModelUnavailable: 'ModelUnavailable',
   ModelBadResponse: 'ModelBadResponse',
   ModelError: 'ModelError',
+  /**
+   * A turn ended `failed` because the model's answer was cut at its token limit (`finish_reason: length`)
+   * and the agent does not accept cut answers (`onTruncated`); details carry the `TurnResult`.
+   */
+  ModelTruncated: 'ModelTruncated',
+  /** A turn ended `failed` because the model refused or the provider filtered its answer (`content_filter`). */
+  ModelRefused: 'ModelRefused',
   /** The conversation the model activity read back does not match the digest it was given. */
   ConversationMismatch: 'ConversationMismatch',
   McpNotConfigured: 'McpNotConfigured',

@@ -73,6 +73,8 @@ export const Usage = z.object({
   outputTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
   modelCalls: z.number().int().nonnegative(),
+  /** Of `modelCalls`, those whose server reported no usage: their tokens are Tiller's estimate. Absent: none. */
+  estimatedCalls: z.number().int().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

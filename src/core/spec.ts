@@ -99,6 +99,10 @@ export interface AgentSpec {
   model: string;
   /** The worker's named provider to call (its name only: the key stays in the worker); absent: the default. */
   provider?: string;
+  /** The model API to speak; absent: the provider's choice, else Chat Completions. */
+  api?: ModelApi;
+  /** A cut answer (`finish_reason: length`): fail the turn (absent: the default) or accept it as it is. */
+  onTruncated?: 'fail' | 'accept';
   tools: ToolSpec[];
   /** Tools that need a human decision, by name. */
   gates: Record<string, GateSpec>;
@@ -132,6 +136,19 @@ export interface AgentSpec {
   inherits?: string[];
 }
 
+/** Which model API answers an agent: Chat Completions (default, every compatible server) or OpenAI's Responses API. */
+export type ModelApi = 'chat' | 'responses';
+
+/**
+ * What the Responses API needs to continue from an answer, kept with it in the conversation (Chat
+ * Completions never sends it): the response's id, for `previous_response_id` where the provider keeps
+ * state, and its reasoning items (opaque, with `encrypted_content`), sent back where it does not.
+ */
+export interface ResponsesState {
+  id?: string;
+  reasoning?: unknown[];
+}
+
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
@@ -139,6 +156,8 @@ export type ChatMessage =
       role: 'assistant';
       content: string | null;
       tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+      /** Responses API only; absent from messages of Chat Completions calls. */
+      responses?: ResponsesState;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 
@@ -199,6 +218,8 @@ export interface ModelRequest {
   model: string;
   /** The worker's named provider (absent: its default client). */
   provider?: string;
+  /** The agent's model API (absent: the provider's choice, else Chat Completions). */
+  api?: ModelApi;
   /** The conversation, inline (histories from before `conversation-by-reference`) … */
   messages?: ChatMessage[];
   /** … or by reference: the activity reads it with the turn's `conversation` query (src/core/conversation.ts). */
@@ -217,9 +238,19 @@ export interface ModelRequest {
 export interface ModelResponse {
   message: AssistantMessage;
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  /** Where the usage numbers came from: streamed chunks, the final response body, or nowhere. */
-  usageSource: 'stream' | 'response' | 'none';
+  /**
+   * Where the usage numbers came from: streamed chunks, the final response body, Tiller's estimate (the
+   * server reported none: about 4 characters a token), or nowhere (histories from before estimates).
+   */
+  usageSource: 'stream' | 'response' | 'estimated' | 'none';
+  /** Absent only in histories from before 0.3 (always set since: the server's, or inferred from the calls). */
   finishReason?: string;
+  /** Reasoning text the server sent beside the answer, clipped; never sent back to the model. */
+  reasoning?: string;
+  /** The model refused to answer (Chat Completions' `refusal`, a Responses refusal): its words, clipped. */
+  refusal?: string;
+  /** The API that answered (absent: Chat Completions). */
+  api?: ModelApi;
   durationMs: number;
   /** With `output` and no tool calls: the answer parsed and validated, or why it is invalid. */
   output?: OutputCheck;

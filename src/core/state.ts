@@ -105,6 +105,7 @@ function addUsage(total: Usage, more: Usage): void {
   total.outputTokens += more.outputTokens;
   total.totalTokens += more.totalTokens;
   total.modelCalls += more.modelCalls;
+  if (more.estimatedCalls) total.estimatedCalls = (total.estimatedCalls ?? 0) + more.estimatedCalls;
 }
 
 /** A turn that ends early leaves no call looking as if it were still in progress. */
@@ -127,7 +128,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       if (event.modelSettings) state.modelSettings = event.modelSettings;
       break;
     case 'MODEL_CALLED':
-      addUsage(state.usage, { ...event.usage, modelCalls: 1 });
+      addUsage(state.usage, { ...event.usage, modelCalls: 1, ...(event.usageEstimated && { estimatedCalls: 1 }) });
       for (const call of event.toolCalls) toolCall(state, call.id, call.name, call.args);
       break;
     case 'APPROVAL_REQUESTED': {

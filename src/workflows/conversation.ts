@@ -42,10 +42,11 @@ export class TurnConversation {
 
   /** The model activity's input for call number `call`. */
   request(turnId: string, call: number): ModelRequest {
-    const { model, provider, stream, tools, modelSettings, output, name } = this.agent;
+    const { model, provider, api, stream, tools, modelSettings, output, name } = this.agent;
     const common = {
       model,
       ...(provider !== undefined && { provider }),
+      ...(api !== undefined && { api }),
       stream,
       turnId,
       call,

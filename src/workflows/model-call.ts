@@ -2,13 +2,14 @@
  * One model call of the turn: the activity, its record (`MODEL_CALLED` with usage and the calls it asked
  * for, under ids unique in the turn), and the limits that end a turn whose model keeps asking for tools.
  */
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import type { CallIds } from '../core/call-ids';
 import { describeFailure, FailureType } from '../core/failures';
 import type { AgentSpec, AssistantMessage, ModelResponse, OutputCheck } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
+import { PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
 import { displayArgs } from './tool-call';
 
@@ -61,7 +62,7 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
 /** The model's response as the turn's next step: recorded, added to the conversation, its calls named uniquely. */
 function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): ModelStep {
   const { agent, recorder, conversation, ids } = turn;
-  const { message, usage, durationMs, finishReason } = response;
+  const { message, usage, durationMs, finishReason, reasoning, refusal } = response;
   const calls = (message.tool_calls ?? []).map((t) => ({
     id: ids.unique(t.id),
     name: t.function.name,
@@ -75,9 +76,38 @@ function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): M
     toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: displayArgs(c.raw, agent) })),
     ...(finishReason !== undefined && { finishReason }),
     text: message.content,
+    ...(response.usageSource === 'estimated' && { usageEstimated: true }),
+    ...(reasoning !== undefined && { reasoning }),
+    ...(refusal !== undefined && { refusal }),
+    ...(response.api === 'responses' && { api: 'responses' }),
   });
+  checkFinish(agent, call, response);
   conversation.addResponse(message);
   return { message, calls, ...(response.output && { output: response.output }) };
+}
+
+/**
+ * A response that is not an answer fails the turn, saying why: cut at the token limit (unless the agent
+ * accepts cut answers), filtered by the provider, or refused by the model. Behind a patch: before it,
+ * such a response was taken as the answer.
+ */
+function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): void {
+  const { finishReason, refusal, message } = response;
+  const said = !!message.content || (message.tool_calls?.length ?? 0) > 0;
+  if (finishReason === 'length' && agent.onTruncated !== 'accept' && patched(PATCH_FINISH_REASONS)) {
+    throw new TurnFailure(
+      `model call ${call} was cut at the token limit (finish_reason length, ${response.usage.outputTokens} output tokens): ` +
+        `raise modelSettings.maxTokens, or set onTruncated: 'accept' to keep cut answers`,
+      FailureType.ModelTruncated,
+    );
+  }
+  if ((finishReason === 'content_filter' || (refusal !== undefined && !said)) && patched(PATCH_FINISH_REASONS)) {
+    const why =
+      refusal !== undefined
+        ? `the model refused: ${refusal}`
+        : 'the provider filtered the answer (finish_reason content_filter)';
+    throw new TurnFailure(`model call ${call}: ${why}`, FailureType.ModelRefused);
+  }
 }
 
 /** Fails the turn when the model still asks for tools past its token budget or its model calls. */

@@ -47,3 +47,10 @@ export const PATCH_STRUCTURED_OUTPUT = 'structured-output';
 
 /** Answer gates (`defineAgent({ approveAnswer })`): the final answer waits at the approval desk. Only agents with a gate reach it. */
 export const PATCH_ANSWER_GATE = 'answer-gate';
+
+/**
+ * A model call that ended cut (`finish_reason: length`, unless the agent accepts it), filtered
+ * (`content_filter`) or refused fails the turn; before the patch its text was taken as the answer.
+ * Only such a response reaches the check.
+ */
+export const PATCH_FINISH_REASONS = 'finish-reasons';
