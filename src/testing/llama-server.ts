@@ -1,0 +1,129 @@
+/**
+ * Starts llama.cpp's OpenAI-compatible `llama-server` on a free loopback port with a GGUF model and
+ * waits until `/health` answers ok. Used by the real-model test suite (`npm run e2e:real-model`) and to
+ * record real wire traffic; `scripts/ensure-llama.js` installs the binary and the model.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from './dev-server';
+
+export interface LlamaServer {
+  /** The OpenAI-compatible base URL, `http://127.0.0.1:<port>/v1`. */
+  url: string;
+  /** The model's name as the server reports it in `/v1/models`. */
+  model: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface LlamaServerOptions {
+  /** Path to the `llama-server` binary. */
+  server: string;
+  /** Path to the GGUF model. */
+  model: string;
+  port?: number;
+  /** Context size in tokens, shared by the slots (default 8192). */
+  ctxSize?: number;
+  /** Requests decoded at once, each with `ctxSize / parallel` tokens (default 2). */
+  parallel?: number;
+  threads?: number;
+  seed?: number;
+  /** Give up when `/health` has not answered ok by then (default 60 s). */
+  startTimeoutMs?: number;
+  extraArgs?: string[];
+  /** Forward the server's output (default: keep only the last lines for error messages). */
+  inheritOutput?: boolean;
+}
+
+const HOST = '127.0.0.1';
+
+/** The arguments `startLlamaServer` gives `llama-server` (exported for the fixtures' README). */
+export function llamaServerArgs(opts: LlamaServerOptions, port: number): string[] {
+  return [
+    '--model',
+    opts.model,
+    '--host',
+    HOST,
+    '--port',
+    String(port),
+    // Tool calls and structured output through the model's own chat template.
+    '--jinja',
+    '--ctx-size',
+    String(opts.ctxSize ?? 8192),
+    '--parallel',
+    String(opts.parallel ?? 2),
+    '--threads',
+    String(opts.threads ?? 2),
+    '--seed',
+    String(opts.seed ?? 42),
+    '--no-webui',
+    ...(opts.extraArgs ?? []),
+  ];
+}
+
+async function healthy(base: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1_000) });
+    if (!res.ok) return false;
+    const body = (await res.json()) as { status?: string };
+    return body.status === 'ok';
+  } catch {
+    return false;
+  }
+}
+
+async function modelName(base: string): Promise<string> {
+  const res = await fetch(`${base}/v1/models`, { signal: AbortSignal.timeout(5_000) });
+  const body = (await res.json()) as { data?: { id?: string }[] };
+  const id = body.data?.[0]?.id;
+  if (!id) throw new Error(`llama-server at ${base} lists no model: ${JSON.stringify(body)}`);
+  return id;
+}
+
+export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaServer> {
+  const port = opts.port ?? (await freePort(HOST));
+  const child = spawn(opts.server, llamaServerArgs(opts, port), {
+    stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-3_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null = null;
+  let spawnError: Error | undefined;
+  child.on('error', (err) => {
+    spawnError = err;
+  });
+  child.on('exit', (code) => {
+    exited = code ?? -1;
+  });
+
+  const base = `http://${HOST}:${port}`;
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  for (;;) {
+    if (spawnError) throw new Error(`could not start ${opts.server}: ${spawnError.message}`);
+    if (exited !== null) throw new Error(`llama-server exited with ${exited} while starting:\n${tail}`);
+    if (await healthy(base)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`llama-server did not answer ok at ${base}/health in time:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const stop = async () => {
+    if (exited !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(timer);
+  };
+  try {
+    return { url: `${base}/v1`, model: await modelName(base), process: child, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
