@@ -29,6 +29,8 @@ const STRUCTURE = new Set([
   'call',
   'durationMs',
   'finishReason',
+  'usageEstimated',
+  'api',
   'model',
   'tools',
   'toolCallId',
