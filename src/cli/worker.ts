@@ -117,7 +117,8 @@ function logProviders(log: Log): void {
     if (err instanceof ProviderConfigError) throw new CliError(err.message);
     throw err;
   }
-  for (const [name, p] of Object.entries(providers ?? {})) log(`model provider ${name}: ${p.baseURL}`);
+  for (const [name, p] of Object.entries(providers ?? {}))
+    log(`model provider ${name}: ${p.baseURL}${p.api === 'responses' ? ' (Responses API)' : ''}`);
 }
 
 /** The Slack hook when TILLER_SLACK_CHANNEL is set (src/slack/config.ts); a bad setting stops the start. */

@@ -9,6 +9,8 @@ import {
   providerClients,
   providersFromEnv,
 } from '../../src/activities/providers';
+import { defineAgent } from '../../src/agents/define';
+import { modelApiFromEnv } from '../../src/config';
 
 const SECRET = 'sk-hostile-0123456789abcdef';
 const fromEnv = (value: string) => () => providersFromEnv({ TILLER_PROVIDERS: value });
@@ -68,4 +70,35 @@ test('an oversized or wrongly typed `providers` option is refused by the worker 
   expect(refusal(() => providerClients(many))).toBe(`invalid providers: at most ${MAX_PROVIDERS} providers`);
   for (const bad of [null, [], 'http://a', { x: null }, { x: { baseURL: 'http://a', apiKey: 42 } }])
     expect(refusal(() => providerClients(bad as never))).toMatch(/^invalid providers: /);
+});
+
+test('a provider says which model API it speaks and whether it keeps responses; anything else is refused', () => {
+  const endpoints = providerClients({
+    oai: { baseURL: 'https://api.openai.com/v1', apiKey: SECRET, api: 'responses', store: true },
+    local: { baseURL: 'http://127.0.0.1:8080/v1' },
+  });
+  expect([endpoints.get('oai')!.api, endpoints.get('oai')!.store]).toEqual(['responses', true]);
+  expect([endpoints.get('local')!.api, endpoints.get('local')!.store]).toEqual([undefined, undefined]);
+  expect(refusal(fromEnv('{"x": {"baseURL": "http://a", "api": "completions"}}'))).toMatch(/api/);
+  expect(refusal(fromEnv('{"x": {"baseURL": "http://a", "store": "yes"}}'))).toMatch(/store/);
+});
+
+test('TILLER_MODEL_API picks the default client API: chat or responses, nothing else', () => {
+  expect(modelApiFromEnv({})).toBeUndefined();
+  expect(modelApiFromEnv({ TILLER_MODEL_API: 'responses' })).toBe('responses');
+  expect(modelApiFromEnv({ TILLER_MODEL_API: ' chat ' })).toBe('chat');
+  expect(() => modelApiFromEnv({ TILLER_MODEL_API: 'x'.repeat(10_000) })).toThrow(
+    /^TILLER_MODEL_API must be chat or responses \(not "x{40}"\)$/,
+  );
+});
+
+test('defineAgent refuses an unknown api or onTruncated', () => {
+  const base = { name: 'a', instructions: 'x', tools: [] };
+  expect(() => defineAgent({ ...base, api: 'completions' as never })).toThrow(
+    "agent a: api must be 'chat' or 'responses'",
+  );
+  expect(() => defineAgent({ ...base, onTruncated: 'continue' as never })).toThrow(
+    "agent a: onTruncated must be 'fail' or 'accept'",
+  );
+  expect(defineAgent({ ...base, api: 'responses', onTruncated: 'accept' })).toMatchObject({ api: 'responses' });
 });
