@@ -6,8 +6,10 @@
  */
 import type { ScriptFn, ScriptStep, ScriptUsage } from './script';
 
-/** A chat-completions request the server received. */
+/** A request the server received: Chat Completions or Responses API. */
 export interface RecordedRequest {
+  /** Which API was asked: `POST /v1/chat/completions` (`chat`) or `POST /v1/responses` (`responses`). */
+  api: 'chat' | 'responses';
   /** The parsed JSON request body. */
   body: any;
   /** Whether the request asked for a streamed response (`body.stream === true`). */
@@ -42,7 +44,7 @@ export interface ScriptedModel {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:43210/v1`; pass it as the OpenAI `baseURL`. */
   url: string;
   /**
-   * Every chat-completions request received, in order, including ones answered with scripted errors
+   * Every model request received (either API; see `api`), in order, including ones answered with scripted errors
    * or "script exhausted". (Requests with an invalid JSON body are answered 400 and not recorded.)
    */
   requests: RecordedRequest[];
@@ -54,6 +56,11 @@ export interface ScriptedModel {
   setScript(script: ScriptStep[] | ScriptFn): void;
   /** Steps left in an array script (0 for function scripts). */
   remaining(): number;
+  /**
+   * Forget every kept Responses API response (as a provider does when they expire): a later
+   * `previous_response_id` naming one gets the 404 `previous_response_not_found`.
+   */
+  forgetResponses(): void;
   /** Stop listening, abort in-flight responses and close every socket. */
   close(): Promise<void>;
 }

@@ -42,7 +42,7 @@ export async function handleCompletion(
   const body = parseBody(res, raw);
   if (body === undefined) return;
   const stream = body.stream === true;
-  state.requests.push({ body, stream, headers: { ...req.headers }, at: Date.now() });
+  state.requests.push({ api: 'chat', body, stream, headers: { ...req.headers }, at: Date.now() });
   const step = state.script.next(body, state.requestCount++);
 
   if ('reset' in step) return void req.socket.destroy();
@@ -52,7 +52,7 @@ export async function handleCompletion(
 }
 
 /** The body as a JSON object, or undefined once a 400 was sent. */
-function parseBody(res: http.ServerResponse, raw: string): JsonObject | undefined {
+export function parseBody(res: http.ServerResponse, raw: string): JsonObject | undefined {
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -68,7 +68,7 @@ function parseBody(res: http.ServerResponse, raw: string): JsonObject | undefine
 }
 
 /** Run `answer` with a signal that aborts if the client goes before the response finished. */
-async function whileOpen(
+export async function whileOpen(
   inFlight: Set<AbortController>,
   res: http.ServerResponse,
   answer: (signal: AbortSignal) => Promise<void>,

@@ -63,10 +63,24 @@ export interface NormalStep {
    * `response_format` `json_schema` returns). The request's `response_format` is in `requests[i].body`.
    */
   json?: unknown;
+  /**
+   * Responses API only (Chat Completions ignores it): a reasoning item before the answer, with this
+   * summary text and, when the request includes `reasoning.encrypted_content`, an opaque `encrypted_content`.
+   */
+  reasoning?: string;
+  /**
+   * Responses API only (Chat Completions ignores it): the response is cut, `status: incomplete` with
+   * this `incomplete_details.reason` (the items the step gives are still sent, as far as they got).
+   */
+  incomplete?: 'max_output_tokens' | 'content_filter';
 }
 
 /**
- * A script computed per request. `index` is the 0-based number of the chat-completions request on
- * this server (counting every request with a valid JSON body, over the server's lifetime).
+ * A script computed per request. `index` is the 0-based number of the model request on this server
+ * (counting every request with a valid JSON body, over the server's lifetime, on either API; a
+ * Responses request the server refuses before the script — an unknown `previous_response_id` — is
+ * not counted). On the Responses API, `body` is the request body with `messages` added: the whole
+ * conversation as Chat Completions messages (instructions first, as the system message), so a script
+ * answers the same turn on either API.
  */
 export type ScriptFn = (req: { body: any; index: number }) => ScriptStep;

@@ -11,6 +11,7 @@ import { handleCompletion, type ServerState } from './chat-completions';
 import { errorBody, sendJson } from './respond';
 import type { ScriptFn, ScriptStep, ScriptUsage } from './script';
 import { ScriptCursor } from './script-cursor';
+import { handleResponses, initialResponsesState, type ResponsesServerState } from './responses';
 
 const DEFAULT_USAGE: ScriptUsage = { prompt_tokens: 10, completion_tokens: 5 };
 
@@ -41,8 +42,9 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   return modelHandle(state, server, baseUrl(host, (server.address() as AddressInfo).port));
 }
 
-function initialState(opts: ScriptedModelOptions): ServerState {
+function initialState(opts: ScriptedModelOptions): ServerState & ResponsesServerState {
   return {
+    ...initialResponsesState(),
     script: new ScriptCursor(opts.script ?? []),
     chunkSize: Math.max(1, Math.floor(opts.chunkSize ?? 8)),
     defaultUsage: opts.defaultUsage ?? DEFAULT_USAGE,
@@ -56,8 +58,8 @@ function initialState(opts: ScriptedModelOptions): ServerState {
   };
 }
 
-/** `GET /v1/models`, `POST /v1/chat/completions`, and 404 for anything else. */
-function router(state: ServerState): http.RequestListener {
+/** `GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/responses`, and 404 for anything else. */
+function router(state: ServerState & ResponsesServerState): http.RequestListener {
   return (req, res) => {
     req.on('error', () => undefined);
     res.on('error', () => undefined);
@@ -69,9 +71,17 @@ function router(state: ServerState): http.RequestListener {
       sendJson(res, 200, MODELS_BODY);
       return;
     }
-    if (method === 'POST' && path === '/v1/chat/completions') {
+    const handler =
+      method !== 'POST'
+        ? undefined
+        : path === '/v1/chat/completions'
+          ? handleCompletion
+          : path === '/v1/responses'
+            ? handleResponses
+            : undefined;
+    if (handler) {
       readBody(req, (raw) => {
-        handleCompletion(state, req, res, raw).catch(() => {
+        handler(state, req, res, raw).catch(() => {
           // Only reachable if writing to a dead socket throws; nothing useful to report.
           if (!res.headersSent) sendJson(res, 500, errorBody('scripted model: internal error', 'server_error'));
           else res.destroy();
@@ -108,7 +118,7 @@ function baseUrl(host: string, port: number): string {
   return `http://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}/v1`;
 }
 
-function modelHandle(state: ServerState, server: http.Server, url: string): ScriptedModel {
+function modelHandle(state: ServerState & ResponsesServerState, server: http.Server, url: string): ScriptedModel {
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -122,6 +132,9 @@ function modelHandle(state: ServerState, server: http.Server, url: string): Scri
     },
     remaining(): number {
       return state.script.remaining();
+    },
+    forgetResponses(): void {
+      state.stored.clear();
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
