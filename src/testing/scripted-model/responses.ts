@@ -137,8 +137,10 @@ function addItem(messages: ChatShapedMessage[], item: unknown): string | undefin
       type: 'function' as const,
       function: { name: String(it.name), arguments: typeof it.arguments === 'string' ? it.arguments : '' },
     };
+    // A call continues the assistant message before it (copied: a kept conversation is never changed).
     const last = messages.at(-1);
-    if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
+    if (last?.role === 'assistant')
+      messages[messages.length - 1] = { ...last, tool_calls: [...(last.tool_calls ?? []), call] };
     else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     return undefined;
   }
