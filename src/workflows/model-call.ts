@@ -11,7 +11,7 @@ import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
-import { displayArgs } from './tool-call';
+import { displayArgs } from './tool-args';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
 export class TurnFailure extends Error {

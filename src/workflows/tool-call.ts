@@ -7,37 +7,26 @@
  * Command order matters here: calls of one response run concurrently, so each path keeps the awaits
  * of the recorded histories (a replay test checks it). Activity calls are awaited where they are made.
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { parseToolArgs } from '../core/args';
 import { describeFailure } from '../core/failures';
-import { approvalGate, deniedResult, truncateResult, unknownToolResult } from '../core/policy';
-import type { RecordedDecision, TrustGrant } from '../core/schemas';
+import { approvalGate, truncateResult, unknownToolResult } from '../core/policy';
 import { subAgentInput } from '../core/subagents';
-import type { AgentSpec, ApprovalOutcome, GateSpec, RunToolResponse, ToolCallContext, ToolSpec } from '../core/spec';
-import { acts, hookOptions, runToolActivity } from './activities';
-import type { ApprovalDesk, WaitingCall, WaitOutcome } from './approvals';
-import { PATCH_VALIDATE_BEFORE_APPROVAL } from './patches';
-import type { TurnRecorder } from './recorder';
-import type { SubAgents } from './subagents';
+import type { RunToolResponse, ToolCallContext, ToolSpec } from '../core/spec';
+import { runToolActivity } from './activities';
+import type { WaitingCall, WaitOutcome } from './approvals';
+import { approvedByTrust, askHuman, consultApprovalHook, type ApprovingCall } from './tool-approval';
+import { argsForDisplay, displayArgs } from './tool-args';
+import type { TurnScope } from './turn-scope';
 
-/** What a tool call needs from its turn. */
-export interface TurnScope {
-  spec: AgentSpec;
-  recorder: TurnRecorder;
-  desk: ApprovalDesk;
-  subAgents: SubAgents;
-  workflowId: string;
-  /** The turn's token budget, when it has one. */
-  tokenBudget(): number | undefined;
-}
+export { displayArgs } from './tool-args';
+export type { TurnScope } from './turn-scope';
 
-type Checked<T> = { type: 'valid'; value: T } | { type: 'invalid'; error: string };
-
-export class ToolCall {
+export class ToolCall implements ApprovingCall {
   /** The arguments as state and events show them. */
-  private readonly args: unknown;
-  private readonly toolSpec: ToolSpec | undefined;
-  private readonly isSubAgent: boolean;
+  readonly args: unknown;
+  readonly toolSpec: ToolSpec | undefined;
+  readonly isSubAgent: boolean;
   /** What runs: the model's arguments, or an approver's edit of them. */
   private runArgs: string;
   /**
@@ -47,11 +36,11 @@ export class ToolCall {
   mayWaitForHuman = false;
 
   constructor(
-    private readonly turn: TurnScope,
+    readonly turn: TurnScope,
     /** Unique within the turn (the model's own id may repeat; see the turn's `uniqueId`). */
     readonly id: string,
     readonly tool: string,
-    private readonly rawArgs: string,
+    readonly rawArgs: string,
   ) {
     this.args = displayArgs(rawArgs, turn.spec);
     this.toolSpec = turn.spec.tools.find((t) => t.name === tool);
@@ -74,15 +63,17 @@ export class ToolCall {
     const { spec, recorder } = this.turn;
     const verdict = approvalGate(spec, this.tool, recorder.state.trust);
     if (verdict.type === 'proceed' && verdict.via === 'trust') {
-      this.approvedByTrust(verdict.grant);
+      approvedByTrust(this, verdict.grant);
     } else if (verdict.type === 'ask') {
       this.mayWaitForHuman = true;
-      return this.approveThenExecute(() => this.askHuman(verdict.gate));
+      return this.approveThenExecute(() => askHuman(this, verdict.gate));
     } else if (verdict.type === 'hook') {
       this.mayWaitForHuman = true;
       // askHuman is called inside the hook's continuation (not after it returns): the same microtask
       // order as the recorded histories, so concurrent calls keep their command order on replay.
-      return this.approveThenExecute(() => this.consultApprovalHook(() => this.askHuman(spec.gates[this.tool] ?? {})));
+      return this.approveThenExecute(() =>
+        consultApprovalHook(this, () => askHuman(this, spec.gates[this.tool] ?? {})),
+      );
     }
     return this.execute();
   }
@@ -148,7 +139,7 @@ export class ToolCall {
   }
 
   /** Records the call as failed; returns what the model reads (the error itself unless said otherwise). */
-  private fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number } = {}): string {
+  fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number } = {}): string {
     this.turn.recorder.record({
       type: 'TOOL_FAILED',
       toolCallId: this.id,
@@ -161,7 +152,7 @@ export class ToolCall {
   }
 
   /** Who, where and what: the context every activity and hook about this call gets. */
-  private context(): Omit<ToolCallContext, 'args'> {
+  context(): Omit<ToolCallContext, 'args'> {
     const { spec, recorder, workflowId } = this.turn;
     return {
       agent: spec.name,
@@ -202,94 +193,11 @@ export class ToolCall {
     return undefined;
   }
 
-  private approvedByTrust(grant: TrustGrant): void {
-    const { recorder } = this.turn;
-    const decision: RecordedDecision = {
-      id: this.id,
-      approved: true,
-      scope: grant.scope,
-      at: recorder.now(),
-      via: 'trust',
-      ...(grant.approver !== undefined && { approver: grant.approver }),
-    };
-    recorder.record({ type: 'TOOL_APPROVED', toolCallId: this.id, tool: this.tool, args: this.args, decision });
-  }
-
-  /** Asks a human at the desk; `undefined` = approved (maybe with edited arguments), else the refusal. */
-  private async askHuman(gate: GateSpec): Promise<string | undefined> {
-    let preview: string | undefined;
-    // Since 0.2 every gated call's arguments are checked before a human is asked, not only a tool
-    // with a preview; turns paused on 0.1 (no marker in their history) keep the old path on replay.
-    // A sub-agent call has no worker tool to preview; its arguments were checked already.
-    if (!this.isSubAgent && (this.toolSpec?.preview || patched(PATCH_VALIDATE_BEFORE_APPROVAL))) {
-      const prepared = await this.preview();
-      if (prepared.type === 'invalid') return prepared.error;
-      preview = prepared.value;
-    }
-    return this.decided(await this.turn.desk.wait({ ...this.context(), args: this.args }, gate, preview));
-  }
-
   /** A human's answer: `undefined` = run (with their edited arguments, if any), else the refusal. */
-  private decided(outcome: WaitOutcome): string | undefined {
+  decided(outcome: WaitOutcome): string | undefined {
     if (outcome.type === 'refused') return outcome.result;
     if (outcome.decision.args !== undefined) this.runArgs = JSON.stringify(outcome.decision.args);
     return undefined;
-  }
-
-  /**
-   * Shows the approver what the call would do (the tool's `preview`), validating its arguments first:
-   * invalid arguments fail the call without bothering a human. A preview that cannot be made is shown
-   * as unavailable, not fatal.
-   */
-  private async preview(): Promise<Checked<string | undefined>> {
-    try {
-      const prepared = await acts.previewTool.executeWithOptions({ ...hookOptions, summary: `preview ${this.tool}` }, [
-        { ...this.context(), rawArgs: this.rawArgs },
-      ]);
-      if (prepared.ok) return { type: 'valid', value: prepared.preview };
-      return { type: 'invalid', error: this.fail(prepared.error, { modelSees: `Error: ${prepared.error}` }) };
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      return { type: 'valid', value: `(preview unavailable: ${describeFailure(err)})` };
-    }
-  }
-
-  /**
-   * The agent's approval hook decides: `undefined` = proceed, else the refusal text; on Ask a human
-   * decides through `askHuman`. A hook that throws (or never answers) denies: fail closed.
-   */
-  private async consultApprovalHook(askHuman: () => Promise<string | undefined>): Promise<string | undefined> {
-    const { recorder } = this.turn;
-    let outcome: ApprovalOutcome;
-    try {
-      const response = await acts.approveTool.executeWithOptions({ ...hookOptions, summary: `approve ${this.tool}` }, [
-        { ...this.context(), args: this.args },
-      ]);
-      recorder.hookFailures(response.hookFailures, this.id);
-      outcome = response.outcome;
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      recorder.hookFailures([{ hook: 'approveTool', error: describeFailure(err) }], this.id);
-      outcome = { action: 'deny' };
-    }
-    if (outcome.action === 'ask') return askHuman();
-    const reason = outcome.action === 'deny' ? outcome.reason : undefined;
-    const decision: RecordedDecision = {
-      id: this.id,
-      approved: outcome.action === 'proceed',
-      scope: 'once',
-      at: recorder.now(),
-      via: 'hook',
-      ...(reason !== undefined && { reason }),
-    };
-    const base = { toolCallId: this.id, tool: this.tool, args: this.args };
-    if (decision.approved) {
-      recorder.record({ type: 'TOOL_APPROVED', ...base, decision });
-      return undefined;
-    }
-    const result = deniedResult(reason);
-    recorder.record({ type: 'TOOL_DENIED', ...base, result, decision, ...(reason !== undefined && { reason }) });
-    return result;
   }
 
   /** Runs an approved sub-agent call as a child turn; its answer (or what went wrong) is the tool result. */
@@ -314,16 +222,4 @@ export class ToolCall {
     recorder.record({ type: 'TOOL_ENDED', toolCallId: this.id, tool: this.tool, durationMs, result });
     return result;
   }
-}
-
-/** Arguments as recorded in state: parsed JSON when they parse, else the raw string the model sent. */
-function argsForDisplay(raw: string): unknown {
-  const parsed = parseToolArgs(raw);
-  return parsed.type === 'valid' ? parsed.value : raw;
-}
-
-/** Arguments for state and events; oversized ones are summarised so they never bloat history twice. */
-export function displayArgs(raw: string, spec: AgentSpec): unknown {
-  if (spec.limits && raw.length > spec.limits.maxToolArgChars) return `[${raw.length} characters of arguments]`;
-  return argsForDisplay(raw);
 }

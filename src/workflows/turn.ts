@@ -3,9 +3,10 @@
  * model answers without tool calls. Every effect is an activity; every change of state is an event
  * (./recorder.ts) folded by the pure reducer, so the `state` query is rebuilt exactly by replay.
  *
- * Read top to bottom: the input, the handlers (state, decide, progress of sub-agents), the model
- * loop, the ending. A tool call's own path — checks, approval, preview, run — is ./tool-call.ts; what
- * follows an answer (structured output, answer gates) is ./answer-gate.ts.
+ * Read top to bottom: the input (./turn-start.ts), the handlers (reads: ./reads.ts; decisions and
+ * sub-agents' progress: ./decisions.ts), the model loop, the ending. A tool call's own path — checks,
+ * approval, preview, run — is ./tool-call.ts and ./tool-approval.ts; what follows an answer (structured
+ * output, answer gates) is ./answer-gate.ts.
  */
 import {
   allHandlersFinished,
@@ -14,24 +15,15 @@ import {
   condition,
   isCancellation,
   patched,
-  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  decideSignal,
-  decideUpdate,
-  DECIDE_DESCRIPTION,
-  turnProgressSignal,
-  TURN_PROGRESS_DESCRIPTION,
-} from '../contract';
-import { describeFailure, FailureType, refusedPayload, rejection } from '../core/failures';
-import { formatZodError, TurnInput, type TurnResult } from '../core/schemas';
+import type { TurnInput, TurnResult } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { budgetedState, createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
-import { acts, startOptions } from './activities';
 import { settleAnswer, type Answer } from './answer-gate';
 import { ApprovalDesk, deskActivities } from './approvals';
+import { serveDecisions } from './decisions';
 import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
 import { TurnRecorder } from './recorder';
@@ -41,6 +33,7 @@ import { RunBudget, type TurnCarry } from './carry';
 import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
 import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
 import type { TurnScope } from './tool-call';
+import { parseInput, startAgent } from './turn-start';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const input = parseInput(rawInput);
@@ -66,66 +59,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   if (carriedWaits.length > 0 && patched(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
   serveReads(state);
-  setHandler(
-    decideUpdate,
-    async (decision) => {
-      const verdict = await desk.apply(decision, 'update');
-      if (verdict.type === 'rejected') throw rejection(FailureType.DecisionRejected, verdict.reason);
-      return verdict.decision;
-    },
-    {
-      validator: (decision) => {
-        const verdict = desk.check(decision);
-        if (verdict.type === 'rejected') throw rejection(FailureType.DecisionRejected, verdict.reason);
-      },
-      description: DECIDE_DESCRIPTION,
-    },
-  );
-  // A signal cannot answer: a rejected decision is recorded as DECISION_REJECTED by the desk.
-  setHandler(
-    decideSignal,
-    async (decision) => {
-      if (spec?.decideSignal === false)
-        return desk.refuseSignal(decision, 'decide signals are off here; use the decide update');
-      await desk.apply(decision, 'signal');
-    },
-    { description: DECIDE_DESCRIPTION },
-  );
-  setHandler(turnProgressSignal, (progress) => subAgents.onProgress(progress), {
-    description: TURN_PROGRESS_DESCRIPTION,
-  });
-
-  /** Resolves the agent (an activity: agents live in the worker) and starts mirroring the state. */
-  async function startAgent(): Promise<AgentSpec> {
-    let started;
-    try {
-      started = await acts.startTurn.executeWithOptions({ ...startOptions, summary: `start ${input.agent}` }, [
-        {
-          agent: input.agent,
-          input: input.input,
-          turnId: state.turnId,
-          ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
-          ...(input.inherit !== undefined && { inherit: input.inherit }),
-        },
-      ]);
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      throw new TurnFailure(`could not start agent ${input.agent}: ${describeFailure(err)}`);
-    }
-    const { spec } = started;
-    mirror(spec, false);
-    const tools = spec.tools.map((t) => t.name);
-    recorder.record({
-      type: 'AGENT_STARTED',
-      agent: spec.name,
-      input: input.input,
-      model: spec.model,
-      tools,
-      ...(spec.modelSettings && { modelSettings: spec.modelSettings }),
-    });
-    recorder.hookFailures(started.hookFailures);
-    return spec;
-  }
+  serveDecisions(desk, () => spec, subAgents);
 
   /** Mirrors the state to search attributes, details and the parent; at once for a continued run. */
   function mirror(agent: AgentSpec, now: boolean): void {
@@ -146,7 +80,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   /** Calls the model until it answers without tool calls; returns that answer (and its parsed value). */
   async function runLoop(): Promise<Answer> {
-    const agent = (spec ??= await startAgent());
+    const agent = (spec ??= await startAgent(input, recorder, (started) => mirror(started, false)));
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
     const conversation = new TurnConversation(agent, input, carried?.messages);
@@ -251,14 +185,4 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       details: [result('failed')],
     });
   }
-}
-
-function parseInput(raw: TurnInput): TurnInput {
-  const parsed = TurnInput.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  throw ApplicationFailure.create({
-    type: FailureType.InvalidTurnInput,
-    message: `invalid agentTurn input: ${refusedPayload(raw) ?? formatZodError(parsed.error)}`,
-    nonRetryable: true,
-  });
 }

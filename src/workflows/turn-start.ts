@@ -1,0 +1,53 @@
+/** How a turn starts: its input checked, and its agent resolved by the `startTurn` activity and recorded. */
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { describeFailure, FailureType, refusedPayload } from '../core/failures';
+import { formatZodError, TurnInput } from '../core/schemas';
+import type { AgentSpec } from '../core/spec';
+import { acts, startOptions } from './activities';
+import { TurnFailure } from './model-call';
+import type { TurnRecorder } from './recorder';
+
+/** Resolves the agent (an activity: agents live in the worker); `started(spec)` runs before AGENT_STARTED is recorded. */
+export async function startAgent(
+  input: TurnInput,
+  recorder: TurnRecorder,
+  started: (spec: AgentSpec) => void,
+): Promise<AgentSpec> {
+  let response;
+  try {
+    response = await acts.startTurn.executeWithOptions({ ...startOptions, summary: `start ${input.agent}` }, [
+      {
+        agent: input.agent,
+        input: input.input,
+        turnId: recorder.state.turnId,
+        ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+        ...(input.inherit !== undefined && { inherit: input.inherit }),
+      },
+    ]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    throw new TurnFailure(`could not start agent ${input.agent}: ${describeFailure(err)}`);
+  }
+  const { spec } = response;
+  started(spec);
+  recorder.record({
+    type: 'AGENT_STARTED',
+    agent: spec.name,
+    input: input.input,
+    model: spec.model,
+    tools: spec.tools.map((t) => t.name),
+    ...(spec.modelSettings && { modelSettings: spec.modelSettings }),
+  });
+  recorder.hookFailures(response.hookFailures);
+  return spec;
+}
+
+export function parseInput(raw: TurnInput): TurnInput {
+  const parsed = TurnInput.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidTurnInput,
+    message: `invalid agentTurn input: ${refusedPayload(raw) ?? formatZodError(parsed.error)}`,
+    nonRetryable: true,
+  });
+}
