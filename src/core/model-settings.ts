@@ -6,8 +6,21 @@
 import { z } from 'zod';
 import { BOUNDS, deeperThan } from './bounds';
 
-/** Request fields Tiller sets itself: `extraBody` may not replace them. */
-export const RESERVED_BODY_FIELDS = ['model', 'messages', 'tools', 'stream', 'stream_options'] as const;
+/**
+ * Request fields Tiller sets itself, in Chat Completions and the Responses API: `extraBody` may not
+ * replace them. (`store` and `include` are not among them: Chat Completions has a `store` of its own,
+ * and a Responses call merges an `include` with Tiller's.)
+ */
+export const RESERVED_BODY_FIELDS = [
+  'model',
+  'messages',
+  'tools',
+  'stream',
+  'stream_options',
+  'input',
+  'instructions',
+  'previous_response_id',
+] as const;
 
 /** `extraBody` as JSON is at most this many characters. */
 export const MAX_EXTRA_BODY_CHARS = 16_000;

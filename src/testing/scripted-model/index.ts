@@ -1,8 +1,8 @@
 /**
- * A scripted, real-HTTP stand-in for an OpenAI-compatible Chat Completions endpoint.
+ * A scripted, real-HTTP stand-in for an OpenAI-compatible endpoint: Chat Completions and the Responses API.
  *
- * The server listens on loopback and answers `POST {base}/chat/completions` (streaming and
- * non-streaming) from a script: either an array of {@link ScriptStep}s consumed one per request, or a
+ * The server listens on loopback and answers `POST {base}/chat/completions` and `POST {base}/responses`
+ * (streaming and non-streaming; responses kept in memory for `previous_response_id`) from one script: either an array of {@link ScriptStep}s consumed one per request, or a
  * {@link ScriptFn} that computes each response from the request body. The real `openai` client can be
  * pointed at it with `new OpenAI({ baseURL: model.url, apiKey: 'test' })`.
  *
@@ -10,7 +10,7 @@
  * demo (see {@link demoScript}).
  *
  * Modules: `script` (the step shapes), `script-cursor` (playing a script), `server`, `chat-completions`,
- * `wire`, `stream`, `respond`, `timers` (the HTTP server), `messages`, `by-instructions` (scripts
+ * `wire`, `stream`, `respond`, `timers` (the HTTP server), `responses`, `responses-wire` (the Responses API), `messages`, `by-instructions` (scripts
  * per agent) and `demo` (the built-in demo script).
  *
  * @module
