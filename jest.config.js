@@ -1,4 +1,8 @@
-/** Two projects: `unit` needs nothing; `integration` and `e2e` share one real Temporal dev server per run. */
+/**
+ * `unit` needs nothing; `integration` (with test/e2e) shares one real Temporal dev server per run. `npm test`
+ * runs those two. `real-model` (`npm run e2e:real-model`) runs turns against llama.cpp's llama-server with a
+ * real open-weight model, which scripts/ensure-llama.js installs (a ~8 min build the first time).
+ */
 const ts = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 const common = { testEnvironment: 'node', transform: ts, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -13,6 +17,13 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'real-model',
+      testMatch: ['<rootDir>/test/real-model/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/real-model/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/real-model/support/global-teardown.ts',
     },
   ],
 };

