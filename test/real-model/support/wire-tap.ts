@@ -76,26 +76,27 @@ export function createWireTap(): WireTap {
   };
 }
 
-/** The tool results after the last user message: how far into its plan a turn is. */
-export function toolResultsSoFar(body: Record<string, any>): number {
+/** The model's answers after the last user message: how far into its plan a turn is. */
+export function answersSoFar(body: Record<string, any>): number {
   const messages: { role?: string }[] = Array.isArray(body.messages) ? body.messages : [];
   let lastUser = -1;
   messages.forEach((m, i) => {
     if (m.role === 'user') lastUser = i;
   });
-  return messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
+  return messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
 }
 
 /** What llama-server's chat template (scripts/ensure-llama.js) opens a tool call with. */
 export const TOOL_CALL_OPENING = '<tool_call>\n';
 
 /**
- * A steer that makes the model call `plan[n]` after `n` tool results (`'none'`: answer in text); past the
- * plan, or where the plan has `undefined`, the request is left as it is. See the module's comment.
+ * A steer that makes the model's answer `n` (from 0) call the tool `plan[n]` (`'none'`: answer in text);
+ * past the plan, or where the plan has `undefined`, the request is left as it is. See the module's comment.
+ * llama-server does not hold to `parallel_tool_calls: false`: an answer may carry several calls of the tool.
  */
 export function toolPlan(plan: (string | undefined)[]): Steer {
   return (body) => {
-    const step = plan[toolResultsSoFar(body)];
+    const step = plan[answersSoFar(body)];
     if (step === undefined) return undefined;
     if (step === 'none') return { ...body, tool_choice: 'none' };
     const tools = (body.tools as { function: { name: string } }[]).filter((t) => t.function.name === step);
