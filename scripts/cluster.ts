@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { attachCluster, CLUSTER_DIR, clusterUp, readState } from './cluster/index';
+import { postgresHome } from './cluster/postgres';
 
 const log = (line: string) => process.stderr.write(`cluster: ${line}\n`);
 
@@ -34,6 +35,7 @@ async function status(): Promise<number> {
     if (!p.pid) down++;
     console.log(`  ${p.name.padEnd(16)} ${p.pid ? `pid ${p.pid}` : 'STOPPED'}`.padEnd(36) + `  ${p.log}`);
   }
+  console.log(`PostgreSQL's home (data, log, socket; owned by the user it runs as): ${state.postgres.home}`);
   if (state.gateway) {
     console.log(
       `gateway: ${state.gateway.url} (bearer token: node -p "require('./.tools/cluster/state.json').gateway.token")`,
@@ -62,8 +64,8 @@ async function main(): Promise<number> {
     });
   program
     .command('down')
-    .description('stop everything (the database stays in .tools/cluster/postgres)')
-    .option('--purge', `also delete ${CLUSTER_DIR} (database, logs, workspace)`)
+    .description(`stop everything (the database stays in ${postgresHome(CLUSTER_DIR)})`)
+    .option('--purge', `also delete ${CLUSTER_DIR} (logs, workspace) and the database`)
     .action(async (o: { purge?: boolean }) => {
       const cluster = attachCluster();
       if (cluster) await cluster.down();
@@ -71,6 +73,7 @@ async function main(): Promise<number> {
       if (o.purge) {
         const fs = await import('node:fs');
         fs.rmSync(CLUSTER_DIR, { recursive: true, force: true });
+        fs.rmSync(postgresHome(CLUSTER_DIR), { recursive: true, force: true });
       }
     });
   program

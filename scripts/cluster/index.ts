@@ -16,7 +16,7 @@ import { ensureSearchAttributes } from '../../src/setup';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
-import { ensurePostgres, Postgres } from './postgres';
+import { ensurePostgres, Postgres, postgresHome } from './postgres';
 import { isAlive, startProcess, stopProcess, type ProcessSpec } from './processes';
 import type { Cluster, ClusterOptions, ClusterProcess } from './types';
 
@@ -57,7 +57,7 @@ interface ClusterState {
   address: string;
   namespace: string;
   taskQueue: string;
-  postgres: { dataDir: string; port: number; user: string; password: string; bin: string };
+  postgres: { home: string; port: number; user: string; password: string; bin: string };
   gateway?: { url: string; token: string };
   temporalCli: string;
   processes: ProcessSpec[];
@@ -389,7 +389,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
 
   const pgState = {
     bin: ensurePostgres(log),
-    dataDir: path.join(CLUSTER_DIR, 'postgres'),
+    home: postgresHome(CLUSTER_DIR),
     port: ports.postgres,
     user: shape.serverEnv.POSTGRES_USER || 'temporal',
     password: shape.serverEnv.POSTGRES_PWD || 'temporal',

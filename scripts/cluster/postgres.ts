@@ -1,14 +1,21 @@
 /**
  * PostgreSQL for the cluster: Debian's server binaries (installed with apt when missing), one data
- * directory under `.tools/cluster/postgres`, listening on loopback only with password authentication.
- * `initdb` and `pg_ctl` refuse to run as root, so as root they run as the `postgres` user.
+ * directory, listening on loopback only with password authentication. `initdb` and `pg_ctl` refuse to
+ * run as root, so as root they run as the `postgres` user — which may not be able to enter the checkout
+ * (a clone under /root, in a 0700 `mktemp -d`): its home is then a directory Tiller creates for it
+ * outside the checkout (`postgresHome`).
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface PostgresOptions {
-  dataDir: string;
+  /**
+   * The server's own directory, owner-only, owned by the user it runs as: `data/` (with its log and
+   * socket) and, while `initdb` runs, the password file. See `postgresHome`.
+   */
+  home: string;
   port: number;
   user: string;
   password: string;
@@ -22,6 +29,23 @@ export interface PostgresOptions {
 export const MAX_CONNECTIONS = 300;
 
 const isRoot = () => process.getuid?.() === 0;
+
+/** Where Tiller keeps the homes of clusters' PostgreSQL servers when it runs them as `postgres`. */
+export const POSTGRES_HOMES = '/var/lib/tiller';
+
+/**
+ * The directory PostgreSQL keeps its data, log, socket and (briefly) its password file in, for the
+ * cluster whose state lives in `clusterDir`. Run by the checkout's own user it is `<clusterDir>/postgres`.
+ * Run as root, PostgreSQL runs as `postgres`, which must not depend on reaching the checkout: the home
+ * is `/var/lib/tiller/<hash of the cluster directory>` (one per checkout, kept across `up`/`down`),
+ * created by Tiller and owned by `postgres`, mode 0700. `TILLER_CLUSTER_POSTGRES_HOME` overrides it.
+ */
+export function postgresHome(clusterDir: string, env: NodeJS.ProcessEnv = process.env, root = isRoot()): string {
+  if (env.TILLER_CLUSTER_POSTGRES_HOME) return path.resolve(env.TILLER_CLUSTER_POSTGRES_HOME);
+  if (!root) return path.join(clusterDir, 'pg');
+  const id = createHash('sha256').update(path.resolve(clusterDir)).digest('hex').slice(0, 16);
+  return path.join(POSTGRES_HOMES, `cluster-${id}`);
+}
 
 function run(cmd: string, args: string[], asPostgres = false): { ok: boolean; out: string } {
   const [c, a] = asPostgres && isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
@@ -77,21 +101,32 @@ export class Postgres {
     readonly opts: PostgresOptions,
   ) {}
 
-  get logFile(): string {
-    return path.join(this.opts.dataDir, 'server.log');
+  get dataDir(): string {
+    return path.join(this.opts.home, 'data');
   }
 
-  /** Creates the data directory (once) with the cluster's user as superuser. */
+  get logFile(): string {
+    return path.join(this.dataDir, 'server.log');
+  }
+
+  /**
+   * Creates the data directory (once) with the cluster's user as superuser. The password file goes
+   * inside the data directory's own (owner-only) directory, never through the checkout: as root the
+   * `postgres` user must read it, and nothing on the way to it is assumed world-readable.
+   */
   init(): void {
-    const { dataDir, user, password } = this.opts;
+    const { home, user, password } = this.opts;
+    const dataDir = this.dataDir;
     if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const pwfile = path.join(dataDir, '..', 'pgpass.init');
+    // The parent of every home (/var/lib/tiller) is only a way through: root-owned, 0755.
+    fs.mkdirSync(path.dirname(home), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    fs.chmodSync(home, 0o700);
+    // What a failed initdb left (no PG_VERSION): initdb wants an empty or absent directory.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const pwfile = path.join(home, 'pgpass.init');
     fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-    if (isRoot()) {
-      this.chownToPostgres(dataDir);
-      this.chownToPostgres(pwfile);
-    }
+    if (isRoot()) this.chownToPostgres(home);
     const r = run(
       path.join(this.bin, 'initdb'),
       [
@@ -119,7 +154,8 @@ export class Postgres {
   }
 
   start(): void {
-    const { dataDir, port } = this.opts;
+    const { port } = this.opts;
+    const dataDir = this.dataDir;
     const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}`;
     const r = run(
       path.join(this.bin, 'pg_ctl'),
@@ -132,14 +168,14 @@ export class Postgres {
   /** `immediate` is a crash (no checkpoint, recovery on the next start); `fast` a clean shutdown. */
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
     if (!this.pid()) return;
-    const r = await runAsync(path.join(this.bin, 'pg_ctl'), ['-D', this.opts.dataDir, '-m', mode, '-w', 'stop']);
+    const r = await runAsync(path.join(this.bin, 'pg_ctl'), ['-D', this.dataDir, '-m', mode, '-w', 'stop']);
     if (!r.ok && this.pid()) throw new Error(`pg_ctl stop failed:\n${r.out}`);
   }
 
   /** The postmaster's pid while it runs. */
   pid(): number | undefined {
     try {
-      const pid = Number(fs.readFileSync(path.join(this.opts.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const pid = Number(fs.readFileSync(path.join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
       process.kill(pid, 0);
       return pid;
     } catch {
