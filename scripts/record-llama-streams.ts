@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import * as prettier from 'prettier';
 import { llamaServerArgs, startLlamaServer } from '../src/testing/llama-server';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -191,7 +192,13 @@ async function main(): Promise<void> {
     )
     .join(' ')
     .replace('--port 0', '--port <free port>');
-  fs.writeFileSync(path.join(OUT, 'README.md'), readme(llama.serverVersion, llama.modelName, args));
+  const file = path.join(OUT, 'README.md');
+  const config = (await prettier.resolveConfig(file)) ?? {};
+  const md = await prettier.format(readme(llama.serverVersion, llama.modelName, args), {
+    ...config,
+    parser: 'markdown',
+  });
+  fs.writeFileSync(file, md);
 }
 
 function readme(version: string, model: string, args: string): string {
