@@ -5,7 +5,7 @@
  * sent them, agent, deadline, preview), denies it with a reason and watches the turn complete in the
  * live event view (SSE).
  *
- * Screenshots land in test-artifacts/inbox/. The pending one is also the README's picture,
+ * Screenshots land in test-artifacts/inbox/. The pending one is also the picture in docs/deciding.md,
  * docs/web-inbox.png: written when missing, or refreshed with TILLER_UPDATE_SCREENSHOTS=1.
  */
 import fs from 'node:fs';

@@ -5,7 +5,7 @@
  * workflow list with `TillerStatus="awaiting_approval"`, finds only the waiting turn, opens it and
  * reads its current details (what waits, and the commands to decide it), then runs the `state` query.
  *
- * Screenshots land in test-artifacts/ui/. The workflow page one is also the README's picture,
+ * Screenshots land in test-artifacts/ui/. The workflow page one is also the picture in docs/deciding.md,
  * docs/ui-inbox.png: written when missing, or refreshed with TILLER_UPDATE_SCREENSHOTS=1 (so a test
  * run does not rewrite a tracked file).
  */
