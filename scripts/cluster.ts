@@ -7,6 +7,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { attachCluster, CLUSTER_DIR, clusterUp, readState } from './cluster/index';
 import { postgresHome } from './cluster/postgres';
+import { ROLES, SubjectName, type Role } from './cluster/security';
 
 const log = (line: string) => process.stderr.write(`cluster: ${line}\n`);
 
@@ -41,7 +42,19 @@ async function status(): Promise<number> {
       `gateway: ${state.gateway.url} (bearer token: node -p "require('./.tools/cluster/state.json').gateway.token")`,
     );
   }
-  console.log(`use it: TEMPORAL_ADDRESS=${state.address} npx tiller run assistant "Read notes.txt, then delete it."`);
+  if (state.security) {
+    console.log(
+      `secured: mTLS (CA ${state.security.files.caCert}) and Tiller's authorization; profiles in ${state.security.configFile}`,
+    );
+    console.log(
+      `use it: TEMPORAL_CONFIG_FILE=${state.security.configFile} TEMPORAL_PROFILE=gateway npx tiller run assistant "Read notes.txt, then delete it."`,
+    );
+    console.log(`        TEMPORAL_CONFIG_FILE=${state.security.configFile} temporal --profile reader workflow list`);
+    console.log(`a token for someone: npm run cluster -- token approver alice`);
+  } else {
+    console.log('INSECURE: no TLS, no authorization (up --insecure): anyone who reaches the frontend may do anything');
+    console.log(`use it: TEMPORAL_ADDRESS=${state.address} npx tiller run assistant "Read notes.txt, then delete it."`);
+  }
   return down === 0 ? 0 : 2;
 }
 
@@ -58,9 +71,30 @@ async function main(): Promise<number> {
     .option('--workers <n>', 'Tiller workers', count, 2)
     .option('--no-gateway', 'do not start the gateway')
     .option('--port <port>', "the frontend's gRPC port; the others are offset from it", port, 7233)
-    .action(async (o: { workers: number; gateway: boolean; port: number }) => {
-      await clusterUp({ workers: o.workers, gateway: o.gateway, port: o.port, log });
+    .option('--insecure', 'the old shape: no TLS, no authorization (anyone who reaches the frontend may do anything)')
+    .action(async (o: { workers: number; gateway: boolean; port: number; insecure?: boolean }) => {
+      await clusterUp({ workers: o.workers, gateway: o.gateway, port: o.port, insecure: o.insecure === true, log });
       code = await status();
+    });
+  program
+    .command('token')
+    .description(`print a token of the running cluster (the stock CLI's --api-key); roles: ${ROLES.join(', ')}`)
+    .argument('<role>', ROLES.join(' | '))
+    .argument('<subject>', 'who it is for: the approver name a decision records')
+    .option('--ttl <seconds>', 'lifetime in seconds (at most 90 days)', (v) => Number(v), 3600)
+    .option('--groups <names>', 'comma-separated groups (approver lists name them as group:<name>)')
+    .action(async (role: string, subject: string, o: { ttl: number; groups?: string }) => {
+      const cluster = attachCluster();
+      if (!cluster) throw new Error('no cluster is up (start one with `npm run cluster -- up`)');
+      if (!(ROLES as readonly string[]).includes(role)) throw new Error(`role must be one of ${ROLES.join(', ')}`);
+      const name = SubjectName.safeParse(subject);
+      if (!name.success) throw new Error(`subject: ${name.error.issues[0]?.message}`);
+      if (!Number.isInteger(o.ttl) || o.ttl < 1 || o.ttl > 90 * 86400)
+        throw new Error('--ttl: whole seconds from 1 to 7776000');
+      const groups = o.groups?.split(',').filter(Boolean);
+      console.log(
+        await cluster.token({ role: role as Role, subject, ttlSeconds: o.ttl, ...(groups?.length && { groups }) }),
+      );
     });
   program
     .command('down')

@@ -13,7 +13,7 @@ import { TillerClient } from '../src/client';
 import { temporalSettings } from '../src/config';
 import { machineInfo } from './bench/machine';
 import { judge } from './soak/checks';
-import { ROOT, type DeciderTarget } from './soak/deciders';
+import { APPROVER, ROOT, type DeciderTarget } from './soak/deciders';
 import { startLedger } from './soak/ledger';
 import { startSoakModel } from './soak/model';
 import { parseOptions } from './soak/options';
@@ -71,13 +71,24 @@ async function main(): Promise<number> {
     env: { OPENAI_BASE_URL: model.url, SOAK_LEDGER_URL: ledger.url, TILLER_WORKFLOW_BUNDLE: bundle },
     log,
   });
-  const tiller = await TillerClient.connect(
-    temporalSettings({
-      TEMPORAL_ADDRESS: cluster.address,
-      TEMPORAL_NAMESPACE: cluster.namespace,
-      TILLER_TASK_QUEUE: cluster.taskQueue,
-    }),
-  );
+  // The soak's own client starts and reads turns as the gateway would (on the secured cluster: its profile).
+  const tiller = await TillerClient.connect(temporalSettings(cluster.clientEnv('gateway')));
+  const secured = cluster.secured
+    ? {
+        env: {
+          TEMPORAL_CONFIG_FILE: cluster.clientEnv('approver').TEMPORAL_CONFIG_FILE!,
+          TEMPORAL_PROFILE: 'approver',
+        },
+        tokens: Object.fromEntries(
+          await Promise.all(
+            Object.values(APPROVER).map(
+              async (name) =>
+                [name, await cluster.token({ role: 'approver', subject: name, ttlSeconds: 86_400 })] as const,
+            ),
+          ),
+        ),
+      }
+    : undefined;
   let stopped = false;
   try {
     const target = (): DeciderTarget => ({
@@ -86,6 +97,7 @@ async function main(): Promise<number> {
       taskQueue: cluster.taskQueue,
       temporalCli: cluster.temporalCli,
       ...(cluster.gateway && { gateway: cluster.gateway }),
+      ...(secured && { secured }),
     });
     const ctx = { tiller, target, deadlineMs: opts.turnDeadlineMs, retryMs: 500, stopped: () => stopped };
     const run = await runSoak(opts, cluster, model, ctx, runId, log);

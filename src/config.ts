@@ -7,6 +7,7 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { decideHeadersInterceptor, tokenIdentity } from './client/caller';
 import { dataConverterFromEnv } from './codec/encryption';
 import type { ModelApi } from './core/spec';
 
@@ -46,5 +47,12 @@ export function modelApiFromEnv(env: NodeJS.ProcessEnv = process.env): ModelApi 
 export async function connectClient(settings = temporalSettings()): Promise<Client> {
   const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
   const dataConverter = dataConverterFromEnv();
-  return new Client({ connection, namespace: settings.namespace, ...(dataConverter && { dataConverter }) });
+  // With a token of the secured cluster, a decision names the token's subject (src/client/caller.ts).
+  const identity = tokenIdentity(settings.connectionOptions.apiKey);
+  return new Client({
+    connection,
+    namespace: settings.namespace,
+    ...(dataConverter && { dataConverter }),
+    ...(identity && { interceptors: { workflow: [decideHeadersInterceptor(identity)] } }),
+  });
 }

@@ -10,14 +10,25 @@ import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../../src/setup';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { temporalSettings } from '../../src/config';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
 import { ensurePostgres, Postgres, postgresHome } from './postgres';
 import { isAlive, startProcess, stopProcess, type ProcessSpec } from './processes';
+import {
+  ensureSecurity,
+  serverSecurityEnv,
+  signToken,
+  TOML_FILE,
+  writeProfiles,
+  type Role,
+  type SecurityFiles,
+  type TokenRequest,
+} from './security';
 import type { Cluster, ClusterOptions, ClusterProcess } from './types';
 
 export type { Cluster, ClusterOptions, ClusterProcess } from './types';
@@ -60,6 +71,8 @@ interface ClusterState {
   postgres: { home: string; port: number; user: string; password: string; bin: string };
   gateway?: { url: string; token: string };
   temporalCli: string;
+  /** Absent on the insecure shape (`up --insecure`). */
+  security?: { files: SecurityFiles; configFile: string };
   processes: ProcessSpec[];
 }
 
@@ -124,10 +137,17 @@ function validateDynamicConfig(bins: ServerBinaries, file: string): void {
     throw new Error(`${file} does not validate against Temporal server v${bins.version}:\n${out}`);
 }
 
-function serverSpecs(shape: ComposeShape, bins: ServerBinaries, frontendPort: number, pgPort: number): ProcessSpec[] {
+function serverSpecs(
+  shape: ComposeShape,
+  bins: ServerBinaries,
+  frontendPort: number,
+  pgPort: number,
+  security: SecurityFiles | undefined,
+): ProcessSpec[] {
   const ports = clusterPorts(frontendPort);
   const common: Record<string, string> = {
     ...shape.serverEnv,
+    ...(security ? serverSecurityEnv(security) : { TILLER_AUTH: 'off' }),
     // Where the compose file's names (postgresql:5432, 0.0.0.0 inside a container) differ on one host:
     POSTGRES_SEEDS: '127.0.0.1',
     DB_PORT: String(pgPort),
@@ -148,7 +168,7 @@ function serverSpecs(shape: ComposeShape, bins: ServerBinaries, frontendPort: nu
     name: service === 'worker' ? 'temporal-worker' : service,
     role: service === 'worker' ? 'temporal-worker' : service,
     command: bins.server,
-    args: ['--allow-no-auth', 'start', '--service', service],
+    args: ['start', '--service', service],
     env: { ...common, PROMETHEUS_ENDPOINT: `127.0.0.1:${ports.metrics[service]}` },
     cwd: CLUSTER_DIR,
     log: path.join(LOGS, `${service === 'worker' ? 'temporal-worker' : service}.log`),
@@ -156,11 +176,30 @@ function serverSpecs(shape: ComposeShape, bins: ServerBinaries, frontendPort: nu
   }));
 }
 
-async function waitForFrontend(address: string): Promise<Connection> {
+/**
+ * What a client of this cluster sets to connect as `profile` (ours read it through Temporal's envconfig,
+ * src/config.ts): the address, namespace and task queue, and on the secured cluster the TOML file and
+ * the profile (TLS files and the role's token).
+ */
+function clientEnv(state: ClusterState, profile: Role): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: state.address,
+    TEMPORAL_NAMESPACE: state.namespace,
+    TILLER_TASK_QUEUE: state.taskQueue,
+    ...(state.security && { TEMPORAL_CONFIG_FILE: state.security.configFile, TEMPORAL_PROFILE: profile }),
+  };
+}
+
+function connectionOptions(state: ClusterState, profile: Role): ConnectionOptions {
+  return temporalSettings(clientEnv(state, profile)).connectionOptions;
+}
+
+async function waitForFrontend(options: ConnectionOptions): Promise<Connection> {
+  const { address } = options;
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      const connection = await Connection.connect({ ...options, connectTimeout: 2_000 });
       try {
         await connection.workflowService.getSystemInfo({});
         return connection;
@@ -245,15 +284,12 @@ function gatewayToken(): { token: string; tokensJson: string } {
 function tillerSpecs(
   shape: ComposeShape,
   opts: Required<Pick<ClusterOptions, 'workers' | 'gateway'>> & ClusterOptions,
-  address: string,
-  namespace: string,
-  taskQueue: string,
+  state: ClusterState,
   gateway: { url: string; token: string; tokensJson: string } | undefined,
   frontendPort: number,
   bundle: string,
 ): ProcessSpec[] {
   const ports = clusterPorts(frontendPort);
-  const connection = { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TILLER_TASK_QUEUE: taskQueue };
   const workspace = path.join(CLUSTER_DIR, 'workspace');
   fs.mkdirSync(workspace, { recursive: true });
   const specs: ProcessSpec[] = [];
@@ -270,7 +306,7 @@ function tillerSpecs(
       args: command.args,
       env: {
         ...shape.workerEnv,
-        ...connection,
+        ...clientEnv(state, 'worker'),
         TILLER_WORKSPACE: workspace,
         TILLER_WORKFLOW_BUNDLE: bundle,
         TILLER_METRICS_ADDRESS: `127.0.0.1:${ports.workerMetrics(i)}`,
@@ -290,7 +326,12 @@ function tillerSpecs(
       role: 'gateway',
       command: process.execPath,
       args: [path.join(ROOT, 'bin', 'tiller.js'), ...args],
-      env: { ...shape.gatewayEnv, ...connection, TILLER_GATEWAY_TOKENS: gateway.tokensJson, ...opts.env },
+      env: {
+        ...shape.gatewayEnv,
+        ...clientEnv(state, 'gateway'),
+        TILLER_GATEWAY_TOKENS: gateway.tokensJson,
+        ...opts.env,
+      },
       cwd: ROOT,
       log: path.join(LOGS, 'gateway.log'),
       ready: { type: 'http', url: `${gateway.url}/healthz` },
@@ -322,6 +363,21 @@ class RunningCluster implements Cluster {
   }
   get temporalCli() {
     return this.state.temporalCli;
+  }
+  get secured() {
+    return this.state.security !== undefined;
+  }
+  get security() {
+    return this.state.security;
+  }
+
+  clientEnv(profile: Role): Record<string, string> {
+    return clientEnv(this.state, profile);
+  }
+
+  async token(request: Omit<TokenRequest, 'namespace' | 'ttlSeconds'> & Partial<TokenRequest>): Promise<string> {
+    if (!this.state.security) throw new Error('this cluster runs without authorization (up --insecure): no tokens');
+    return signToken(this.state.security.files, { namespace: this.state.namespace, ttlSeconds: 3600, ...request });
   }
 
   processes(): ClusterProcess[] {
@@ -403,6 +459,13 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   const namespace = shape.workerEnv.TEMPORAL_NAMESPACE || 'default';
   const taskQueue = shape.workerEnv.TILLER_TASK_QUEUE || 'tiller';
   const address = `127.0.0.1:${ports.grpc.frontend}`;
+  const files = opts.insecure ? undefined : ensureSecurity(CLUSTER_DIR, log);
+  const security = files && {
+    files,
+    configFile: await writeProfiles(files, { address, namespace }),
+  };
+  if (security) log(`Temporal envconfig profiles (worker, gateway, approver, reader, admin): ${security.configFile}`);
+  else fs.rmSync(TOML_FILE, { force: true });
   const token = opts.gateway ? gatewayToken() : undefined;
   const gateway = token && { url: `http://127.0.0.1:${ports.gateway}`, ...token };
   const state: ClusterState = {
@@ -413,7 +476,8 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     postgres: pgState,
     ...(gateway && { gateway: { url: gateway.url, token: gateway.token } }),
     temporalCli: temporalCli(),
-    processes: serverSpecs(shape, bins, frontendPort, pgState.port),
+    ...(security && { security }),
+    processes: serverSpecs(shape, bins, frontendPort, pgState.port, files),
   };
   const cluster = new RunningCluster(state, postgres);
   writeState(state);
@@ -423,14 +487,14 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
       writeState(state);
       log(`${spec.name}: pid ${spec.pid}`);
     }
-    const connection = await waitForFrontend(address);
+    const connection = await waitForFrontend(connectionOptions(state, 'admin'));
     try {
       await setupNamespace(connection, namespace, log);
     } finally {
       await connection.close();
     }
     const bundle = opts.env?.TILLER_WORKFLOW_BUNDLE ?? buildWorkflowBundle(log);
-    const tiller = tillerSpecs(shape, opts, address, namespace, taskQueue, gateway, frontendPort, bundle);
+    const tiller = tillerSpecs(shape, opts, state, gateway, frontendPort, bundle);
     state.processes.push(...tiller);
     // Workers start side by side (each loads its workflows: seconds of CPU); all settle before a
     // failure is reported, so `down` knows every pid.

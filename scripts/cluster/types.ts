@@ -34,6 +34,11 @@ export interface ClusterOptions {
   workerCommand?: { command: string; args: string[]; readyPattern?: RegExp };
   /** Extra environment for Tiller workers and the gateway (e.g. `OPENAI_BASE_URL` of a scripted model). */
   env?: Record<string, string>;
+  /**
+   * The old, unsecured shape: no TLS, no authorization (any client that reaches the frontend may do
+   * anything). Default false: mTLS everywhere and Tiller's authorizer (deploy/temporal/server).
+   */
+  insecure?: boolean;
   /** Frontend gRPC port (default 7233; other ports are derived from it). */
   port?: number;
   /** Progress lines (default: none; the CLI prints them to stderr). */
@@ -51,6 +56,21 @@ export interface Cluster {
   gateway?: { url: string; token: string };
   /** The `temporal` CLI binary (for approvals from the stock CLI). */
   temporalCli: string;
+  /** Whether TLS and authorization are on (false after `up --insecure`). */
+  secured: boolean;
+  /**
+   * The environment a client sets to connect as `profile`: address, namespace, task queue and, when
+   * secured, `TEMPORAL_CONFIG_FILE` and `TEMPORAL_PROFILE` (Temporal's envconfig).
+   */
+  clientEnv(profile: 'worker' | 'gateway' | 'approver' | 'reader' | 'admin'): Record<string, string>;
+  /** A token of this cluster (default: an hour, this namespace); throws on the insecure shape. */
+  token(request: {
+    role: 'worker' | 'gateway' | 'approver' | 'reader' | 'admin';
+    subject: string;
+    groups?: string[];
+    ttlSeconds?: number;
+    namespace?: string;
+  }): Promise<string>;
   /** A snapshot of every process. */
   processes(): ClusterProcess[];
   /** Sends `signal` (default SIGKILL) to the named process and waits until it has exited. */

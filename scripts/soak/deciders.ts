@@ -5,6 +5,8 @@
  * the decision is acknowledged or refused, and says which.
  */
 import { execFile } from 'node:child_process';
+import { TillerClient } from '../../src/client';
+import { temporalSettings } from '../../src/config';
 import path from 'node:path';
 import type { DeciderName } from './scenarios';
 
@@ -25,6 +27,11 @@ export interface DeciderTarget {
   temporalCli: string;
   /** Read at every attempt: the gateway may be restarting. */
   gateway?: { url: string; token: string };
+  /**
+   * On the secured cluster: the environment of an approver client (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE)
+   * and a token per approver name — each client decides as the subject of its own token.
+   */
+  secured?: { env: Record<string, string>; tokens: Record<string, string> };
 }
 
 export interface DecisionRecord {
@@ -108,7 +115,12 @@ async function viaTillerCli(t: DeciderTarget, turnId: string, callId: string, ap
   const args = approved
     ? ['approve', turnId, callId, '--as', APPROVER['tiller-cli']]
     : ['deny', turnId, callId, '--reason', 'soak says no', '--as', APPROVER['tiller-cli']];
-  const env = { TEMPORAL_ADDRESS: t.address, TEMPORAL_NAMESPACE: t.namespace, TILLER_TASK_QUEUE: t.taskQueue };
+  const env = {
+    TEMPORAL_ADDRESS: t.address,
+    TEMPORAL_NAMESPACE: t.namespace,
+    TILLER_TASK_QUEUE: t.taskQueue,
+    ...(t.secured && { ...t.secured.env, TEMPORAL_API_KEY: t.secured.tokens[APPROVER['tiller-cli']]! }),
+  };
   const { code, out } = await run(process.execPath, [TILLER_BIN, ...args], env);
   // Exit codes (README): 0 ok, 2 decision rejected, 3 Temporal or worker unavailable.
   if (code === 0) return { outcome: 'acknowledged', message: out, approver: APPROVER['tiller-cli'] };
@@ -124,16 +136,58 @@ async function viaTemporalCli(
   approved: boolean,
 ): Promise<Attempt> {
   const approver = APPROVER[kind === 'update' ? 'temporal-cli-update' : 'temporal-cli-signal'];
+  // The stock CLI's `workflow signal` sends no Temporal headers (only start and update take --headers),
+  // so on the secured cluster it cannot name its approver: that decider signals through the SDK instead.
+  if (kind === 'signal' && t.secured) return viaSdkSignal(t, turnId, callId, approved, approver);
   const input = JSON.stringify({ id: callId, approved, approver, ...(approved ? {} : { reason: 'soak says no' }) });
   const common = ['--address', t.address, '--namespace', t.namespace, '--workflow-id', turnId, '--name', 'decide'];
   const args =
     kind === 'update'
       ? ['workflow', 'update', 'execute', ...common, '--input', input, '--update-id', `soak-${turnId}-${callId}`]
       : ['workflow', 'signal', ...common, '--input', input];
-  const { code, out } = await run(t.temporalCli, args, {});
+  // Secured: the approver profile, this approver's token, and the header the server checks against it.
+  const secured = t.secured
+    ? [
+        '--profile',
+        'approver',
+        '--api-key',
+        t.secured.tokens[approver]!,
+        '--headers',
+        `tillerApprover=${JSON.stringify(approver)}`,
+      ]
+    : [];
+  const { code, out } = await run(t.temporalCli, [...args, ...secured], t.secured?.env ?? {});
   if (code === 0) return { outcome: 'acknowledged', message: out, approver };
   if (kind === 'update' && REFUSED_RE.test(out)) return { outcome: 'refused', message: out };
   return { outcome: 'transient', message: `exit ${code}: ${out.slice(-300)}` };
+}
+
+let signaller: Promise<TillerClient> | undefined;
+
+async function viaSdkSignal(
+  t: DeciderTarget,
+  turnId: string,
+  callId: string,
+  approved: boolean,
+  approver: string,
+): Promise<Attempt> {
+  try {
+    signaller ??= TillerClient.connect(
+      temporalSettings({
+        ...t.secured!.env,
+        TEMPORAL_PROFILE: 'approver',
+        TEMPORAL_ADDRESS: t.address,
+        TEMPORAL_NAMESPACE: t.namespace,
+        TEMPORAL_API_KEY: t.secured!.tokens[approver]!,
+      }),
+    );
+    const client = await signaller;
+    await client.signalDecision(turnId, { id: callId, approved, ...(approved ? {} : { reason: 'soak says no' }) });
+    return { outcome: 'acknowledged', message: 'signalled', approver };
+  } catch (err) {
+    signaller = undefined;
+    return { outcome: 'transient', message: (err as Error).message };
+  }
 }
 
 function attempt(client: DeciderName, t: DeciderTarget, turnId: string, callId: string, approved: boolean) {

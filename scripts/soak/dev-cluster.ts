@@ -138,6 +138,10 @@ export async function startDevCluster(cli: string, opts: ClusterOptions = {}): P
       'a local dev server (`temporal server start-dev`) on SQLite: all Temporal services in one process, no PostgreSQL',
     ...((opts.gateway ?? true) && { gateway: { url: `http://127.0.0.1:${gatewayPort}`, token } }),
     temporalCli: cli,
+    // The dev server has no TLS and no authorization.
+    secured: false,
+    clientEnv: () => ({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: NAMESPACE, TILLER_TASK_QUEUE: TASK_QUEUE }),
+    token: () => Promise.reject(new Error('the dev server takes no tokens')),
     processes: (): ClusterProcess[] =>
       managed.map((m) => {
         const pid = m.pid();

@@ -7,6 +7,7 @@
  * in seconds instead of bundling first.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { temporalSettings } from '../../src/config';
 import OpenAI from 'openai';
 import { createWorker } from '../../src/worker';
 import { soakAgents, soakTools } from './agents';
@@ -24,7 +25,10 @@ async function main(): Promise<void> {
   });
   const bundle = process.env.TILLER_WORKFLOW_BUNDLE;
   const worker = await createWorker({
-    connection: await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') }),
+    // TEMPORAL_ADDRESS, and on the secured cluster TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE (TLS, token).
+    connection: await NativeConnection.connect(
+      temporalSettings({ ...process.env, TEMPORAL_ADDRESS: env('TEMPORAL_ADDRESS') }).connectionOptions,
+    ),
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: env('TILLER_TASK_QUEUE'),
     openai: new OpenAI({ baseURL: env('OPENAI_BASE_URL'), apiKey: 'soak', maxRetries: 0 }),

@@ -23,7 +23,13 @@ import type {
 } from '../core/spec';
 import { subAgentInput } from '../core/subagents';
 import { acts, hookOptions } from './activities';
-import { PATCH_APPROVAL_RESOLVED_HOOK, PATCH_EMPTY_APPROVERS_MEAN_NOBODY, PATCH_SALTED_ARGS_DIGEST } from './patches';
+import { callerOf, installCallerInterceptor } from './caller';
+import {
+  PATCH_APPROVAL_RESOLVED_HOOK,
+  PATCH_EMPTY_APPROVERS_MEAN_NOBODY,
+  PATCH_SALTED_ARGS_DIGEST,
+  PATCH_VERIFIED_APPROVER,
+} from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What the desk makes of a decision: accepted (as checked, or as recorded), or rejected and why. */
@@ -102,15 +108,33 @@ export class ApprovalDesk {
   // No prototype: a decision id such as "constructor" or "__proto__" must not find anything here.
   private readonly waiters: Record<string, Waiter> = Object.create(null);
 
-  constructor(private readonly deps: DeskDeps) {}
+  constructor(private readonly deps: DeskDeps) {
+    // Before any handler is set: decisions then arrive with their verified caller (./caller.ts).
+    installCallerInterceptor();
+  }
 
-  /** Parses and checks a decision against what is pending now (the update's validator and the handlers). */
-  check(raw: unknown): DeskVerdict<Decision> {
+  /**
+   * Parses and checks a decision against what is pending now (the update's validator and the handlers).
+   * A decision that came through the secured cluster carries its verified caller (`tillerApprover`):
+   * it is decided as that approver, with that caller's groups, and refused if its body names another
+   * (`verified` false: a replay of a decision applied before that rule, which kept the body's names).
+   */
+  check(raw: unknown, verified = true): DeskVerdict<Decision> {
     const refused = refusedPayload(raw);
     if (refused !== undefined) return rejected(`decision refused: ${refused}`);
     const parsed = Decision.safeParse(raw);
     if (!parsed.success) return rejected(`malformed decision: ${formatZodError(parsed.error)}`);
-    const decision = parsed.data;
+    let decision = parsed.data;
+    const caller = verified ? callerOf(raw) : undefined;
+    if (caller?.type === 'invalid') return rejected(`decision refused: ${caller.reason}`);
+    if (caller) {
+      if (decision.approver !== undefined && decision.approver !== caller.approver)
+        return rejected(`${caller.approver} may not decide as ${decision.approver}`);
+      const foreign = decision.approverGroups?.find((g) => !caller.groups.includes(g));
+      if (foreign !== undefined) return rejected(`${caller.approver} is not in group ${foreign}`);
+      const { approverGroups: _typed, ...rest } = decision;
+      decision = { ...rest, approver: caller.approver, ...(caller.groups.length && { approverGroups: caller.groups }) };
+    }
     const waiter = this.waiters[decision.id];
     if (!waiter) {
       const { state } = this.deps.recorder;
@@ -146,7 +170,8 @@ export class ApprovalDesk {
    * trail of who tried what), except an update's that its validator refused: those never reach history.
    */
   async apply(raw: unknown, via: 'update' | 'signal'): Promise<DeskVerdict<RecordedDecision>> {
-    const checked = this.check(raw);
+    // Only a decision with a verified caller reaches the patch: histories without one replay unmarked.
+    const checked = this.check(raw, callerOf(raw) === undefined || patched(PATCH_VERIFIED_APPROVER));
     if (checked.type === 'rejected') return this.reject(via, checked.reason, describePayload(raw));
     const decision = checked.decision;
     const waiter = this.waiters[decision.id]!;

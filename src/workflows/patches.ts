@@ -54,3 +54,10 @@ export const PATCH_ANSWER_GATE = 'answer-gate';
  * Only such a response reaches the check.
  */
 export const PATCH_FINISH_REASONS = 'finish-reasons';
+
+/**
+ * Issue 24: a decision carrying the `tillerApprover` header (sent through the secured cluster, whose
+ * authorizer checked it against the caller's token) is recorded as that approver, and refused when its
+ * body names someone else. Only decisions with the header reach the check.
+ */
+export const PATCH_VERIFIED_APPROVER = 'verified-approver';

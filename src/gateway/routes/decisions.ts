@@ -1,4 +1,5 @@
 /** POST /turns/:id/decisions: decide a pending call; the approver is the verified identity, never the body. */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describeApprovers, mayDecide } from '../../core/approvers';
 import { identityOf } from '../auth';
@@ -33,8 +34,13 @@ export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): 
   });
 }
 
-/** The update id from an `Idempotency-Key`: retries with the same key are the same update. */
-function updateIdOf(req: FastifyRequest, identity: Identity): string | undefined {
+/**
+ * The update id from an `Idempotency-Key`: retries with the same key are the same update. Opaque (a hash
+ * of the approver and the key): an update id is stored in history in plaintext, even with the encryption
+ * codec on, and must not name who decided.
+ */
+export function updateIdOf(req: FastifyRequest, identity: Identity): string | undefined {
   const key = req.headers['idempotency-key'];
-  return typeof key === 'string' && /^[\w.:-]{1,200}$/.test(key) ? `gateway:${identity.name}:${key}` : undefined;
+  if (typeof key !== 'string' || !/^[\w.:-]{1,200}$/.test(key)) return undefined;
+  return `gateway:${createHash('sha256').update(identity.name).update('\0').update(key).digest('hex').slice(0, 32)}`;
 }
