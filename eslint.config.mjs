@@ -26,6 +26,7 @@ export default tseslint.config(
       'workspace/**',
       'test/fixtures/bundles/**',
       'bench/peer/node_modules/**',
+      'docs/api/**',
     ],
   },
   js.configs.recommended,

@@ -11,6 +11,7 @@ import { decideHeadersInterceptor, tokenIdentity } from './client/caller';
 import { dataConverterFromEnv } from './codec/encryption';
 import type { ModelApi } from './core/spec';
 
+/** The task queue of workers and clients when `TILLER_TASK_QUEUE` is not set. */
 export const DEFAULT_TASK_QUEUE = 'tiller';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 
@@ -21,6 +22,11 @@ export interface TemporalSettings {
   taskQueue: string;
 }
 
+/**
+ * Where to reach Temporal, from the environment as the `temporal` CLI reads it (`@temporalio/envconfig`:
+ * `TEMPORAL_ADDRESS`, default `localhost:7233`; `TEMPORAL_NAMESPACE`, default `default`; TLS, API key,
+ * profiles) and the task queue from `TILLER_TASK_QUEUE`.
+ */
 export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const loaded = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
   const address = loaded.connectionOptions.address ?? 'localhost:7233';
@@ -44,6 +50,7 @@ export function modelApiFromEnv(env: NodeJS.ProcessEnv = process.env): ModelApi 
   throw new Error(`TILLER_MODEL_API must be chat or responses (not ${JSON.stringify(api.slice(0, 40))})`);
 }
 
+/** A Temporal `Client` for those settings, with the payload codec from `TILLER_ENCRYPTION_KEYS`. */
 export async function connectClient(settings = temporalSettings()): Promise<Client> {
   const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
   const dataConverter = dataConverterFromEnv();

@@ -14,6 +14,7 @@ import { dataConverterFromEnv } from './codec/encryption';
 import { withPayloadGuard } from './codec/guard';
 import { workflowsPath as currentWorkflowsPath } from './worker';
 
+/** What {@link replayTurns} replays (ids or a visibility query) and against which workflow code. */
 export interface ReplayTurnsOptions {
   client: Client;
   /** Turn or session (workflow) ids; the latest run of each is replayed. */
@@ -32,8 +33,10 @@ export interface ReplayTurnsOptions {
   concurrency?: number;
 }
 
+/** How one run's replay ended. */
 export type ReplayVerdict = 'ok' | 'nondeterminism' | 'failed' | 'not_found';
 
+/** One replayed run: its ids, whether it replayed cleanly, and why not. */
 export interface ReplayOutcome {
   workflowId: string;
   runId?: string;

@@ -19,6 +19,10 @@ export type SearchAttributeSetup =
 /** A client or worker connection: both carry the operator service. */
 export type OperatorConnection = Pick<Connection, 'operatorService'>;
 
+/**
+ * Registers Tiller's search attributes on `namespace` where they are missing (what `tiller setup` does), or
+ * says which are missing when the server refuses (e.g. Temporal Cloud).
+ */
 export async function ensureSearchAttributes(
   connection: OperatorConnection,
   namespace: string,

@@ -1,6 +1,7 @@
 /** The demo agent: reads files freely, deletes them only with a human's approval. */
 import { defineAgent } from './define';
 
+/** The demo agent `assistant`: `read_file` runs freely, `delete_file` waits for a human. */
 export const assistant = defineAgent({
   name: 'assistant',
   instructions:

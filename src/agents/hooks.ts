@@ -10,6 +10,7 @@ import type {
   ToolCallContext,
 } from '../core/spec';
 
+/** `onAgentStart`'s context: the turn that starts. */
 export interface AgentStartContext {
   agent: string;
   input: string;
@@ -17,6 +18,7 @@ export interface AgentStartContext {
   sessionId?: string;
 }
 
+/** `onToolEnd`'s context: the call, its result as the model reads it, and how long it ran. */
 export interface ToolEndContext extends ToolCallContext {
   result: string;
   durationMs: number;
@@ -27,6 +29,12 @@ export interface ApprovalResolvedHookContext extends Omit<ApprovalResolvedContex
   receipts: unknown[];
 }
 
+/**
+ * Hooks of an agent (`defineAgent({ hooks })`) or of every agent on a worker (`createWorker({ hooks })`):
+ * observers (`onAgentStart`, `onToolStart`, `onToolEnd`, `onApprovalPending`, `onApprovalResolved`) and
+ * interventions (`approveTool`, `approveAnswer`). They run in activities; an observer that throws is
+ * recorded as `HOOK_FAILED` and the turn goes on.
+ */
 export interface TillerHooks {
   /** Shown in HOOK_FAILED events and logs. */
   name?: string;
@@ -41,6 +49,7 @@ export interface TillerHooks {
    * on the agent). A throw denies (fail closed).
    */
   approveAnswer?(answer: AnswerContext): ApprovalOutcome | boolean | Promise<ApprovalOutcome | boolean>;
+  /** The turn starts (in the `startTurn` activity). */
   onAgentStart?(ctx: AgentStartContext): void | Promise<void>;
   /** Only for approved calls, right before the tool runs. */
   onToolStart?(call: ToolCallContext): void | Promise<void>;

@@ -49,10 +49,15 @@ import { turnResultOf } from '../core/failures';
 import { formatZodError } from '../core/schemas';
 import type { ZodType } from 'zod';
 
+/** What {@link TillerClient.startTurn} starts: a turn of `agent` on `input`. */
 export interface StartTurnOptions {
+  /** The registered agent to run. */
   agent: string;
+  /** The user's message. */
   input: string;
+  /** The session the turn belongs to, if any. */
   sessionId?: string;
+  /** Trust grants the turn starts with: their tools need no approval in it. */
   trust?: TrustGrant[];
   /** Workflow id of the turn; default `turn-<uuid>`. */
   turnId?: string;
@@ -69,6 +74,7 @@ export type SendOptions = Omit<SessionInput, 'carried' | 'owner'> & {
   principal?: Principal;
 };
 
+/** A turn waiting for a human, as visibility lists it ({@link TillerClient.pending}). */
 export interface PendingTurn {
   turnId: string;
   agent?: string;
@@ -100,8 +106,12 @@ export function supportsEagerStart(client: Client): boolean {
   return connection[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
 }
 
+/**
+ * The typed client of Tiller's workflows: start turns and sessions, read their state and events, and
+ * decide their waiting calls, over a Temporal `Client` on the worker's task queue.
+ */
 export class TillerClient {
-  /** Whether `startTurn` requests an eager start (see {@link TillerClientOptions.eagerStart}). */
+  /** Whether `startTurn` requests an eager start (`TillerClientOptions.eagerStart`). */
   readonly eagerStart: boolean;
 
   constructor(
@@ -112,14 +122,17 @@ export class TillerClient {
     this.eagerStart = (opts.eagerStart ?? true) && supportsEagerStart(temporal);
   }
 
+  /** Connects from the Temporal env config (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, profiles) and `TILLER_TASK_QUEUE`. */
   static async connect(settings: TemporalSettings = temporalSettings()): Promise<TillerClient> {
     return new TillerClient(await connectClient(settings), settings.taskQueue);
   }
 
+  /** The Temporal workflow handle of a turn (or a session: its workflow id). */
   handle(turnId: string): WorkflowHandle {
     return this.temporal.workflow.getHandle(turnId);
   }
 
+  /** Starts an `agentTurn` workflow and returns its handle; `handle.workflowId` is the turn id. */
   async startTurn(opts: StartTurnOptions): Promise<WorkflowHandle> {
     const turnId = opts.turnId ?? `turn-${randomUUID()}`;
     return this.temporal.workflow.start(WORKFLOW_TYPE_TURN, {
@@ -140,6 +153,7 @@ export class TillerClient {
     });
   }
 
+  /** The turn's full state (the `state` query): events, tool calls, pending approvals, usage. */
   state(turnId: string): Promise<TurnState> {
     return this.handle(turnId).query(stateQuery);
   }
@@ -196,10 +210,12 @@ export class TillerClient {
     }
   }
 
+  /** Approves the waiting call `id` through the `decide` update; resolves to the recorded decision. */
   approve(turnId: string, id: string, opts: { scope?: Decision['scope']; approver?: string; reason?: string } = {}) {
     return this.decide(turnId, { id, approved: true, ...opts });
   }
 
+  /** Denies the waiting call `id` through the `decide` update; the model reads the reason. */
   deny(turnId: string, id: string, opts: { reason?: string; approver?: string } = {}) {
     return this.decide(turnId, { id, approved: false, ...opts });
   }
@@ -379,6 +395,7 @@ export class TillerClient {
     return status.name === 'RUNNING';
   }
 
+  /** The session's state (the session's `state` query): turns, trust, usage, what waits. */
   sessionState(sessionId: string): Promise<SessionState> {
     return this.handle(sessionId).query(sessionStateQuery);
   }
@@ -395,6 +412,7 @@ export class TillerClient {
     }
   }
 
+  /** Closes the client's connection. */
   async close(): Promise<void> {
     await this.temporal.connection.close();
   }

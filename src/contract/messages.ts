@@ -21,20 +21,26 @@ import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
 import type { ConversationRequest, ConversationSnapshot } from '../core/spec';
 import type { TurnState } from '../core/state';
 
+/** The workflow type of a turn. */
 export const WORKFLOW_TYPE_TURN = 'agentTurn';
+/** The workflow type of a session (a conversation of turns). */
 export const WORKFLOW_TYPE_SESSION = 'agentSession';
 
 /** The workflow functions' signatures, for typed `startChild` / `start` without importing workflow code. */
 export type AgentTurnWorkflow = (input: TurnInput) => Promise<TurnResult>;
+/** The `agentSession` workflow's signature. */
 export type AgentSessionWorkflow = (input: SessionInput) => Promise<SessionState>;
 
 // A turn.
+/** The turn as it stands (`TurnState`): status, pending approvals, tool calls, usage, events. */
 export const stateQuery = defineQuery<TurnState>('state');
 /** The turn in brief (src/core/reads.ts): status, pending approvals, usage, counts; no events, no tool calls. */
 export const summaryQuery = defineQuery<TurnSummary>('summary');
 /** The events after a seq, a page at a time (src/core/reads.ts). */
 export const eventsQuery = defineQuery<EventsPage, [EventsRequest]>('events');
+/** Decide a pending call: validated before it is recorded, returns the recorded decision. */
 export const decideUpdate = defineUpdate<RecordedDecision, [Decision]>('decide');
+/** Decide a pending call, fire-and-forget: a bad decision is recorded as `DECISION_REJECTED`. */
 export const decideSignal = defineSignal<[Decision]>('decide');
 /** The conversation so far and the tools, for the model activity (src/core/conversation.ts). */
 export const conversationQuery = defineQuery<ConversationSnapshot, [ConversationRequest]>('conversation');
@@ -55,8 +61,11 @@ export const TURN_PROGRESS_DESCRIPTION =
   'From a child turn: its status, pending approvals and (to a parent turn) usage so far.';
 
 // A session.
+/** The session as it stands (`SessionState`): turns, trust, usage, the current turn's pending approvals. */
 export const sessionStateQuery = defineQuery<SessionState>('state');
+/** The session's next input: starts its next turn and returns the turn id. */
 export const sendUpdate = defineUpdate<{ turnId: string }, [SendInput]>('send');
+/** Removes a session trust grant from the next turn on; returns the grants left. */
 export const revokeTrustUpdate = defineUpdate<TrustGrant[], [RevokeTrustInput]>('revokeTrust');
 
 export const SESSION_STATE_DESCRIPTION =

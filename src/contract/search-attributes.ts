@@ -1,9 +1,13 @@
 /** Typed search attributes that make waiting turns findable in the Temporal UI and by `tiller pending`. */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
+/** The turn's status (`running`, `awaiting_approval`, …): `TillerStatus="awaiting_approval"` finds waiting turns. */
 export const TillerStatus = defineSearchAttributeKey('TillerStatus', SearchAttributeType.KEYWORD);
+/** The agent a turn runs. */
 export const TillerAgent = defineSearchAttributeKey('TillerAgent', SearchAttributeType.KEYWORD);
+/** The tools whose calls wait for a human. */
 export const TillerPendingTools = defineSearchAttributeKey('TillerPendingTools', SearchAttributeType.KEYWORD_LIST);
+/** The session a turn belongs to. */
 export const TillerSession = defineSearchAttributeKey('TillerSession', SearchAttributeType.KEYWORD);
 
 /** Name → type, for registering them on a server (`temporal operator search-attribute create`). */

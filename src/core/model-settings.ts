@@ -67,6 +67,11 @@ function notJson(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * An agent's model parameters (`defineAgent({ modelSettings })`), sent on each of its model calls:
+ * `temperature`, `topP`, `maxTokens`, `toolChoice`, `parallelToolCalls`, `reasoningEffort`, `seed`, `stop`
+ * and `extraBody`. Unknown keys are refused.
+ */
 export const ModelSettings = z.strictObject({
   /** Sampling temperature, 0–2. */
   temperature: z.number().min(0).max(2).optional(),
@@ -86,6 +91,7 @@ export const ModelSettings = z.strictObject({
   /** Provider-specific request fields, merged last (plain JSON, at most 16,000 characters). */
   extraBody: extraBody.optional(),
 });
+/** An agent's model parameters; see the {@link ModelSettings} schema. */
 export type ModelSettings = z.infer<typeof ModelSettings>;
 
 /** Which request field carries `maxTokens`. */

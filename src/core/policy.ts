@@ -6,6 +6,7 @@ import { BOUNDS, clip } from './bounds';
 import type { AgentSpec, ApprovalOutcome, GateSpec } from './spec';
 import type { TrustGrant } from './schemas';
 
+/** What the model reads when a call is denied without a reason. */
 export const DENIED_WITHOUT_REASON = 'Tool call denied by user.';
 
 export type GateVerdict =
@@ -52,8 +53,11 @@ export function toOutcome(value: unknown): ApprovalOutcome {
   );
 }
 
+/** An approval hook's verdict: the call runs (unless another hook denies or asks). */
 export const Proceed: ApprovalOutcome = { action: 'proceed' };
+/** An approval hook's verdict: a human decides (unless another hook denies). */
 export const Ask: ApprovalOutcome = { action: 'ask' };
+/** An approval hook's verdict: the call does not run, and the model reads the reason. Any Deny wins. */
 export function Deny(reason?: string): ApprovalOutcome {
   return reason === undefined ? { action: 'deny' } : { action: 'deny', reason };
 }

@@ -29,7 +29,7 @@ export const McpStdioServer = z.strictObject({
 
 /**
  * A server reached over MCP's streamable HTTP transport. Secrets in its URL (userinfo, query
- * parameters) and its headers are never shown: messages, logs and history get {@link redactUrl}.
+ * parameters) and its headers are never shown: messages, logs and history get the URL redacted.
  */
 export const McpHttpServer = z.strictObject({
   name: ServerName,
@@ -39,9 +39,13 @@ export const McpHttpServer = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
+/** An MCP server whose tools agents may use (`createWorker({ mcpServers })`): stdio or streamable HTTP. */
 export const McpServerConfig = z.union([McpStdioServer, McpHttpServer]);
+/** A server Tiller starts as a child process and talks to over stdin/stdout. */
 export type McpStdioServer = z.infer<typeof McpStdioServer>;
+/** A server reached over MCP's streamable HTTP transport. */
 export type McpHttpServer = z.infer<typeof McpHttpServer>;
+/** An MCP server's configuration: {@link McpStdioServer} or {@link McpHttpServer}. */
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 /** Validates a worker's MCP server list: each entry well-formed, names unique. */

@@ -31,6 +31,7 @@ export interface McpCallOptions {
   meta?: Record<string, unknown>;
 }
 
+/** How an {@link McpPool} introduces itself to servers and where stdio servers' stderr goes. */
 export interface McpPoolOptions {
   /** How this client introduces itself to servers. */
   clientInfo?: { name: string; version: string };
@@ -47,6 +48,10 @@ function isProtocolError(err: unknown): boolean {
   return err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout;
 }
 
+/**
+ * The worker's MCP clients, one per configured server: opened on first use, reopened after a failure,
+ * closed by `close()` (the plugin closes them when the worker's run ends).
+ */
 export class McpPool {
   readonly servers: ReadonlyMap<string, McpServerConfig>;
   /** Per server: the connection being opened or open; `client` is set once it is open. */

@@ -33,6 +33,7 @@ import { GenAiActivityInterceptor } from './genai';
 export const WORKFLOW_TRACING_MODULE =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
+/** A worker's OpenTelemetry tracing: its tracer, resource and span processor ({@link createTracing}). */
 export interface Tracing {
   tracer: otel.Tracer;
   resource: Resource;

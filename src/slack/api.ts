@@ -19,7 +19,7 @@ export interface SlackApiOptions {
   token: string;
   /** Web API base URL (default `https://slack.com/api/`). */
   apiUrl?: string;
-  /** The WebClient's retry policy (p-retry options); default {@link DEFAULT_SLACK_RETRY}. */
+  /** The WebClient's retry policy (p-retry options); default `DEFAULT_SLACK_RETRY` (4 retries, 1–8 s apart). */
   retry?: RetryOptions;
   /** Deadline of one HTTP request (default 10 s). */
   timeoutMs?: number;

@@ -16,6 +16,7 @@ import { SlackApi, type SlackApiOptions } from './api';
 import { pendingMessage, resolvedMessage } from './messages';
 import { outcomeOfResolved } from './outcome';
 
+/** {@link slackApprovals}'s options: the channel, what the messages show, and the Web API client's settings. */
 export interface SlackApprovalsOptions extends SlackApiOptions {
   /** Where requests are posted: a channel id (`C0123ABCD`) or name the bot is a member of. */
   channel: string;
@@ -35,6 +36,10 @@ export type SlackReceipt = z.infer<typeof SlackReceipt>;
 
 const WHY_QUERY_MS = 2_000;
 
+/**
+ * Hooks that post each waiting call to a Slack channel with Approve / Deny buttons, post reminders and
+ * escalations, and update the messages once the call is approved, denied or expired (from any client).
+ */
 export function slackApprovals(opts: SlackApprovalsOptions): TillerHooks {
   const api = opts.api ?? new SlackApi(opts);
   const showArgs = opts.showArgs ?? false;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { DurationLike } from '../core/spec';
 
+/** What a tool's `execute` gets besides its arguments: who calls it, its idempotency key, cancellation. */
 export interface ToolContext {
   /** `workflowId:toolCallId` — the same on every retry of this call; use it to make side effects happen once. */
   idempotencyKey: string;
@@ -15,10 +16,15 @@ export interface ToolContext {
   heartbeat(details?: unknown): void;
 }
 
+/** A tool an agent may call ({@link defineTool}): its name, what the model reads, its arguments' schema and its code. */
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  /** What the model calls it: 1–64 letters, digits, `_` or `-`. */
   name: string;
+  /** What the model reads about when to call it. */
   description: string;
+  /** The arguments' zod schema: sent to the model as JSON Schema, checked before `execute` runs. */
   input: S;
+  /** Runs the call (as an activity) with the validated arguments; its result goes back to the model as text. */
   execute(args: z.output<S>, ctx: ToolContext): unknown;
   /** Start-to-close timeout of one attempt (default 10 minutes). */
   timeout?: DurationLike;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define';
 
+/** The folder the demo's file tools are confined to: `TILLER_WORKSPACE`, else `./workspace`. */
 export function workspaceRoot(): string {
   return path.resolve(process.env.TILLER_WORKSPACE ?? 'workspace');
 }
@@ -73,6 +74,10 @@ async function friendly<T>(relative: string, op: () => Promise<T>): Promise<T> {
 
 const PathArgs = z.object({ path: z.string().min(1).describe('Path of the file, relative to the workspace') });
 
+/**
+ * The demo's file tools, confined to `root()`: `read_file` (read-only) and `delete_file` (with a preview;
+ * it refuses a symbolic link).
+ */
 export function fileTools(root: () => string = workspaceRoot) {
   const readFile = defineTool({
     name: 'read_file',
