@@ -35,9 +35,15 @@ export {
 export { McpPool, McpUnavailableError, type McpPoolOptions } from './mcp/pool';
 export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config';
 export { Proceed, Deny, Ask, DENIED_WITHOUT_REASON, approvalGate } from './core/policy';
+/** Builds the activities a Tiller worker registers ({@link TillerActivities}) from their dependencies. */
 export { createActivities } from './activities';
 export { classifyModelError, openAIFromEnv } from './activities/model';
-export { ProviderConfig, ProviderConfigError, providerClients, providersFromEnv } from './activities/providers';
+/**
+ * A named OpenAI-compatible model provider (`createWorker({ providers })`, `TILLER_PROVIDERS`): its `baseURL`,
+ * and `apiKey` or `apiKeyEnv` (not both).
+ */
+export { ProviderConfig } from './activities/providers';
+export { ProviderConfigError, providerClients, providersFromEnv } from './activities/providers';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
 export { temporalSettings, connectClient, DEFAULT_TASK_QUEUE } from './config';
 export { ensureSearchAttributes } from './setup';

@@ -76,6 +76,7 @@ export function defaultTools(): ToolDefinition<any>[] {
   return [readFile, deleteFile];
 }
 
+/** {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default. */
 export interface TillerPluginOptions {
   /** Defaults to the demo agent `assistant`. */
   agents?: AgentDefinition[];
@@ -164,6 +165,10 @@ function checkAgents(
   }
 }
 
+/**
+ * Tiller as a Temporal worker plugin: its workflows, activities, tracing interceptors, payload codec and
+ * workflow cache size on a worker, and the MCP connections closed when the worker's run ends.
+ */
 export class TillerPlugin extends SimplePlugin {
   /** The MCP connections, when `mcpServers` are configured; closed when the worker's `run()` ends. */
   readonly mcp: McpPool | undefined;

@@ -34,6 +34,7 @@ export type InstructionsFn = (ctx: InstructionsContext) => string | Promise<stri
 /** Dynamic instructions may be at most this many characters. */
 export const MAX_INSTRUCTIONS_CHARS = 100_000;
 
+/** An agent ({@link defineAgent}): its instructions, the tools it may call, its approval policy and hooks. */
 export interface AgentDefinition {
   name: string;
   /**
@@ -122,6 +123,7 @@ export { ANSWER_TOOL };
 export const DEFAULT_MAX_OUTPUT_RETRIES = 2;
 export const MAX_OUTPUT_RETRIES = 10;
 
+/** Declares an agent, checking its definition (tool and sub-agent names, model settings); returns it. */
 export function defineAgent(def: AgentDefinition): AgentDefinition {
   const subAgents = Object.keys(def.subAgents ?? {});
   for (const name of subAgents) {

@@ -24,6 +24,7 @@ import type {
   ValidateArgsResponse,
 } from '../core/spec';
 
+/** The activities Tiller's workflows call, as the worker registers them (`createActivities`). */
 export interface TillerActivities {
   /** Resolves the agent into the `AgentSpec` the turn runs on, and fires `onAgentStart`. */
   startTurn(req: StartTurnRequest): Promise<StartTurnResponse>;

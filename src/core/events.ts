@@ -97,9 +97,12 @@ export type TurnEventBody =
   | { type: 'TURN_FAILED'; error: string }
   | { type: 'TURN_CANCELLED'; reason?: string };
 
+/** One event of a turn (`AGENT_STARTED`, `MODEL_CALLED`, `TOOL_STARTED`, …), numbered by `seq`, folded into its state. */
 export type TurnEvent = Base & TurnEventBody;
+/** The type of a turn event. */
 export type TurnEventType = TurnEventBody['type'];
 
+/** Every turn event type. */
 export const EVENT_TYPES: readonly TurnEventType[] = [
   'AGENT_STARTED',
   'MODEL_CALLED',

@@ -8,6 +8,7 @@ import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temp
 import { BOUNDS, clip } from './bounds';
 import { TurnResult } from './schemas';
 
+/** The failure types of turns, sessions and activities (`ApplicationFailure.type`), by name. */
 export const FailureType = {
   /** A turn's or session's input did not validate (never retried). */
   InvalidTurnInput: 'InvalidTurnInput',
@@ -51,6 +52,7 @@ export const FailureType = {
   McpServerUnavailable: 'McpServerUnavailable',
   McpToolNotFound: 'McpToolNotFound',
 } as const;
+/** One of the {@link FailureType} names. */
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
 /** HTTP statuses a model endpoint answers that retrying cannot fix, and the failure type of each. */

@@ -6,17 +6,22 @@
 import { z } from 'zod';
 import { BOUNDS, clip, deeperThan } from './bounds';
 
+/** The version of the wire contract (workflow inputs, results, queries) this code speaks. */
 export const WIRE_VERSION = 1;
 
+/** How far an approval reaches: this call (`once`), the tool for the rest of the turn, or for the session. */
 export const TrustScope = z.enum(['once', 'turn', 'session']);
+/** How far an approval reaches; see the {@link TrustScope} schema. */
 export type TrustScope = z.infer<typeof TrustScope>;
 
+/** A tool trusted for the rest of a turn or a session: its calls need no approval there. */
 export const TrustGrant = z.object({
   tool: z.string().min(1),
   scope: z.enum(['turn', 'session']),
   approver: z.string().optional(),
   at: z.string().optional(),
 });
+/** A tool trusted for the rest of a turn or a session; see the {@link TrustGrant} schema. */
 export type TrustGrant = z.infer<typeof TrustGrant>;
 
 /**
@@ -36,6 +41,7 @@ export const ConversationMessage = z.object({
 });
 export type ConversationMessage = z.infer<typeof ConversationMessage>;
 
+/** The `agentTurn` workflow's input: the agent, the user's message, and what a session or parent passes on. */
 export const TurnInput = z.object({
   agent: z.string().min(1, 'agent is required'),
   input: z.string(),
@@ -62,12 +68,14 @@ export const TurnInput = z.object({
   /** Internal: what the previous run carried through continue-as-new (src/workflows/carry.ts). */
   carried: z.any().optional(),
 });
+/** The `agentTurn` workflow's input; see the {@link TurnInput} schema. */
 export type TurnInput = z.infer<typeof TurnInput>;
 
 /** The arguments the model sends when it calls a sub-agent tool. */
 export const SubAgentArgs = z.object({ input: z.string().min(1, 'input (the task for the sub-agent) is required') });
 export type SubAgentArgs = z.infer<typeof SubAgentArgs>;
 
+/** Tokens and model calls, summed over a turn's model calls (and its sub-agents'). */
 export const Usage = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
@@ -76,6 +84,7 @@ export const Usage = z.object({
   /** Of `modelCalls`, those whose server reported no usage: their tokens are Tiller's estimate. Absent: none. */
   estimatedCalls: z.number().int().nonnegative().optional(),
 });
+/** Tokens and model calls; see the {@link Usage} schema. */
 export type Usage = z.infer<typeof Usage>;
 
 /** A decision as sent by any client (update or signal `decide`). Unknown keys are rejected. */
@@ -115,7 +124,9 @@ export const RecordedDecision = z.object({
 });
 export type RecordedDecision = z.infer<typeof RecordedDecision>;
 
+/** Where a tool call stands. */
 export const ToolCallStatus = z.enum(['awaiting_approval', 'running', 'succeeded', 'failed', 'denied', 'timed_out']);
+/** Where a tool call stands; see the {@link ToolCallStatus} schema. */
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 
 /** One tool call of a turn, as `state` and the turn's result show it. */
@@ -134,6 +145,7 @@ export const ToolCallRecord = z.object({
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
+/** A call waiting for a human, as `state.pendingApprovals` lists it: decide it by its `id`. */
 export interface PendingApproval {
   id: string;
   tool: string;
@@ -152,7 +164,9 @@ export interface PendingApproval {
   preview?: string;
 }
 
+/** Where a turn stands. */
 export const TurnStatus = z.enum(['running', 'awaiting_approval', 'completed', 'failed', 'cancelled']);
+/** Where a turn stands; see the {@link TurnStatus} schema. */
 export type TurnStatus = z.infer<typeof TurnStatus>;
 
 /** A sub-agent this turn started: a child `agentTurn`, decided and followed by its own workflow id. */
@@ -190,6 +204,7 @@ export const TurnResult = z.object({
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
+/** Usage of nothing yet: zero tokens, zero model calls. */
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, totalTokens: 0, modelCalls: 0 };
 }
@@ -204,6 +219,7 @@ export function formatZodError(error: z.ZodError): string {
   return clip(text, 1_000);
 }
 
+/** One turn of a session, as the session's state lists it. */
 export interface TurnSummary {
   turnId: string;
   input: string;
@@ -225,6 +241,7 @@ export interface SessionCarry {
   runs: number;
 }
 
+/** The `agentSession` workflow's input: its agent and the session's limits. */
 export const SessionInput = z.object({
   agent: z.string().min(1, 'agent is required'),
   trust: z.array(TrustGrant).optional(),
@@ -239,19 +256,24 @@ export const SessionInput = z.object({
   /** Internal: state carried through continue-as-new. */
   carried: z.any().optional(),
 });
+/** The `agentSession` workflow's input; see the {@link SessionInput} schema. */
 export type SessionInput = Omit<z.infer<typeof SessionInput>, 'carried'> & { carried?: SessionCarry };
 
+/** The session's `send` update: the next input, and who sends it. */
 export const SendInput = z.strictObject({
   input: z.string().min(1, 'input must not be empty'),
   /** Who sends: must be the session's owner; a session without one takes only sends without a principal. */
   principal: Principal.optional(),
 });
+/** The session's `send` update; see the {@link SendInput} schema. */
 export type SendInput = z.infer<typeof SendInput>;
 
+/** The session's `revokeTrust` update: the tool whose grant to remove. */
 export const RevokeTrustInput = z.strictObject({
   tool: z.string().min(1),
   scope: z.enum(['turn', 'session']).optional(),
 });
+/** The session's `revokeTrust` update; see the {@link RevokeTrustInput} schema. */
 export type RevokeTrustInput = z.infer<typeof RevokeTrustInput>;
 
 /**
@@ -266,6 +288,7 @@ export const TurnProgressCheck = z.object({
     .max(BOUNDS.jsonEntries),
   usage: Usage.optional(),
 });
+/** A `turnProgress` signal that passed its checks. */
 export type CheckedProgress = z.infer<typeof TurnProgressCheck>;
 
 /** What a child turn tells its parent (a session, or the turn that started it as a sub-agent) on each change. */
@@ -277,6 +300,7 @@ export interface TurnProgress {
   usage?: Usage;
 }
 
+/** A session as its `state` query answers: its turns, trust grants, usage and what waits now. */
 export interface SessionState {
   version: number;
   sessionId: string;

@@ -22,6 +22,7 @@ export interface EscalationSpec {
 /** The pseudo-tool under which an answer gate's approval shows (`defineAgent({ approveAnswer })`). */
 export const ANSWER_TOOL = 'final_answer';
 
+/** A tool's approval gate (`defineAgent({ approvals })`): deadline, reminders, escalation, who may decide. */
 export interface GateSpec {
   /** How long a human has to decide; no timeout when absent. */
   timeout?: DurationLike;
@@ -93,6 +94,7 @@ export interface OutputSpec {
 /** The model activity's check of an answer against the agent's output schema (`ok` like the other checks). */
 export type OutputCheck = { ok: true; value: unknown } | { ok: false; error: string };
 
+/** The agent as a turn runs it, recorded in history when the turn starts (`startTurn`), so replay never asks the worker again. */
 export interface AgentSpec {
   name: string;
   instructions: string;
@@ -149,6 +151,7 @@ export interface ResponsesState {
   reasoning?: unknown[];
 }
 
+/** One message of the conversation the model reads (Chat Completions roles). */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
@@ -256,6 +259,7 @@ export interface ModelResponse {
   output?: OutputCheck;
 }
 
+/** A tool call as hooks see it: the agent, the turn, the call's id, the tool and its arguments. */
 export interface ToolCallContext {
   agent: string;
   turnId: string;
@@ -282,6 +286,7 @@ export interface AnswerContext {
   inheritsFrom?: string[];
 }
 
+/** An approval hook's verdict: `Proceed`, `Deny(reason?)` or `Ask`. */
 export type ApprovalOutcome = { action: 'proceed' } | { action: 'deny'; reason?: string } | { action: 'ask' };
 
 export interface ApproveToolResponse {
@@ -319,6 +324,7 @@ export interface ValidateArgsRequest {
 
 export type ValidateArgsResponse = { ok: true } | { ok: false; error: string };
 
+/** `onApprovalPending`'s context: the waiting call, its digest, which reminder this is, the deadline. */
 export interface ApprovalPendingContext {
   call: ToolCallContext;
   /**
@@ -342,6 +348,7 @@ export interface ApprovalReceipt {
   value: unknown;
 }
 
+/** How a wait for a human ended: approved, denied or timed out, with the decision and the receipts. */
 export interface ApprovalResolvedContext {
   call: ToolCallContext;
   /** How the wait ended: a human approved or denied the call, or nobody decided in time. */

@@ -45,6 +45,7 @@ export interface TurnState {
 
 export const DEFAULT_MAX_EVENTS = 500;
 
+/** A turn's state before its first event: running, nothing called, no usage. */
 export function createTurnState(init: {
   turnId: string;
   agent: string;
