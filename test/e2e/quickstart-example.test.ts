@@ -1,17 +1,16 @@
 /**
- * The README's "your own agent and tool" example, run as the README says: `npx tsx examples/quickstart/worker.ts`
- * as a process of its own (its `'tiller'` import resolved through tsconfig.json's path to src/index.ts),
+ * The README's "your own agent and tool" example, run as the README says (`npx tsx examples/quickstart/worker.ts`:
+ * tsx's loader) as a process of its own (its `'tiller'` import resolved through tsconfig.json's path to src/index.ts),
  * configured by the environment only, against the run's dev server and the scripted model. A client starts
  * a `support` turn; the refund waits for a person, is approved, runs, and the audit hook prints.
  * test/unit/docs.test.ts checks that the README's block is this file, verbatim.
  */
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TillerClient } from '../../src/client';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
 import { awaitingApproval, waitForState } from '../support/harness';
-import { ROOT, startChild, type Child } from '../support/processes';
+import { startChild, type Child } from '../support/processes';
 
 jest.setTimeout(300_000);
 
@@ -43,18 +42,15 @@ afterAll(async () => {
 });
 
 test('examples/quickstart/worker.ts runs a turn whose refund a person approves', async () => {
-  worker = startChild(
-    process.execPath,
-    [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/quickstart/worker.ts'],
-    {
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_NAMESPACE: 'default',
-      TILLER_TASK_QUEUE: taskQueue,
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: 'test',
-      TILLER_MODEL: 'scripted',
-    },
-  );
+  // `npx tsx <file>` runs the file in a child of its own; the same loader in one process, so a kill reaches it.
+  worker = startChild(process.execPath, ['--require', 'tsx/cjs', 'examples/quickstart/worker.ts'], {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: 'default',
+    TILLER_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test',
+    TILLER_MODEL: 'scripted',
+  });
   await worker.waitFor(new RegExp(`worker ready on task queue ${taskQueue}`), 240_000);
 
   const turnId = `quickstart-${randomUUID().slice(0, 8)}`;
