@@ -172,7 +172,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       }
       if (stop.signal.aborted) {
         term?.close();
-        note(`stopped following turn ${turnId}; it carries on: \`tiller state ${turnId}\``);
+        note(`stopped following turn ${turnId}; it carries on: \`npx tiller state ${turnId}\``);
         return EXIT.interrupted;
       }
       if (!pausedHere) break; // the turn ended
@@ -189,7 +189,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       const summary = await tiller.summary(turnId);
       if (summary.pendingApprovals.length > 0) {
         for (const p of summary.pendingApprovals) instructions({ id: p.id, tool: p.tool, args: p.args });
-        note(`the turn keeps waiting; see it with \`tiller state ${turnId}\``);
+        note(`the turn keeps waiting; see it with \`npx tiller state ${turnId}\``);
         return EXIT.ok;
       }
       if (TERMINAL_STATUSES.has(summary.status)) break;

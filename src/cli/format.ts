@@ -90,7 +90,11 @@ export function formatDecision(d: RecordedDecision): string {
   return `${verdict}${by(d.approver)} · via ${d.via} · at ${d.at}${reason}`;
 }
 
-/** The commands that decide a pending call from anywhere: tiller, and the stock `temporal` CLI. */
+/**
+ * The commands that decide a pending call from anywhere: tiller, as `npx tiller` (what runs from a fresh
+ * clone, where `tiller` is not on PATH, and from a project that installed the package), and the stock
+ * `temporal` CLI.
+ */
 export function decideInstructions(turnId: string, id: string, conn: { address: string; namespace: string }): string[] {
   const input = JSON.stringify({ id, approved: true });
   const local = conn.address === 'localhost:7233';
@@ -102,7 +106,7 @@ export function decideInstructions(turnId: string, id: string, conn: { address: 
     ...(local ? [] : [`TEMPORAL_ADDRESS=${conn.address}`]),
     ...(conn.namespace !== 'default' ? [`TEMPORAL_NAMESPACE=${conn.namespace}`] : []),
   ].join(' ');
-  const tiller = env ? `${env} tiller` : 'tiller';
+  const tiller = env ? `${env} npx tiller` : 'npx tiller';
   return [
     `  ${tiller} approve ${turnId} ${id}`,
     `  ${tiller} deny ${turnId} ${id} --reason "..."`,

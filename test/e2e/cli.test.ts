@@ -130,8 +130,9 @@ test('run without a TTY prints how to decide and leaves the turn waiting; pendin
   ).exec(run.stdout);
   expect(update).not.toBeNull();
   const id = update![1]!;
-  expect(run.stdout).toContain(`tiller approve ${turnId} ${id}`);
-  expect(run.stdout).toContain(`tiller deny ${turnId} ${id} --reason "..."`);
+  // Hints that run as shown on a fresh clone, where `tiller` is not on PATH.
+  expect(run.stdout).toContain(` npx tiller approve ${turnId} ${id}\n`);
+  expect(run.stdout).toContain(` npx tiller deny ${turnId} ${id} --reason "..."\n`);
   expect(fs.existsSync(notes())).toBe(true);
 
   // Visibility is eventually consistent: the turn shows up in `pending` shortly.
