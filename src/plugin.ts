@@ -24,6 +24,7 @@ import { openAIFromEnv } from './activities/model';
 import { providerClients, providersFromEnv, type ProviderConfig } from './activities/providers';
 import { checkedModelSettings, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
+import { handoffsOf } from './agents/handoffs';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import type { ModelApi } from './core/spec';
@@ -155,6 +156,12 @@ function checkAgents(
       throw new Error(
         `agent ${agent.name} uses model provider ${agent.provider}, which is not configured ` +
           `(providers: ${[...providers.keys()].join(', ') || 'none'})`,
+      );
+    const names = new Set(agents.map((a) => a.name));
+    const targets = handoffsOf(agent.name, agent.handoffs).filter((h) => !names.has(h.agent));
+    if (targets.length)
+      throw new Error(
+        `agent ${agent.name} hands off to unregistered agents: ${targets.map((h) => h.agent).join(', ')}`,
       );
     checkedModelSettings(agent); // also for agents built without defineAgent
     outputSpecOf(agent); // an output schema with no JSON Schema fails here, not at the first turn

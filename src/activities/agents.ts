@@ -13,10 +13,12 @@ import {
   MAX_INSTRUCTIONS_CHARS,
   type AgentDefinition,
 } from '../agents/define';
+import type { InputGuardrail } from '../agents/guardrails';
+import { handoffsOf, handoffToolName } from '../agents/handoffs';
 import type { TillerHooks } from '../agents/hooks';
 import { BOUNDS, clip } from '../core/bounds';
 import { FailureType } from '../core/failures';
-import type { AgentSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
+import type { AgentSpec, GuardrailSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
 import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
@@ -77,12 +79,33 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
       maxToolResultChars: def.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
     },
     stream: def.stream ?? true,
+    ...guardrailSpecs(def),
+    ...(def.contextWindow && {
+      contextWindow: { tokens: def.contextWindow.tokens, strategy: def.contextWindow.strategy ?? 'trim' },
+    }),
     ...(def.modelSettings !== undefined && { modelSettings: def.modelSettings }),
     ...(def.output !== undefined && { output: outputSpecOf(def) }),
     ...(def.approveAnswer && { answerGate: def.approveAnswer === true ? {} : def.approveAnswer }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
   };
+}
+
+/** An agent's spec: its tools, sub-agents, handoffs and MCP tools (instructions as written). */
+async function specOf(def: AgentDefinition, deps: AgentActivityDeps): Promise<AgentSpec> {
+  const spec = withHandoffs(withSubAgents(buildAgentSpec(def, deps), def, deps), def, deps);
+  return mcpOptOuts(await withMcpTools(spec, def, deps.mcp), deps.mcp);
+}
+
+/** The spec a turn runs on: `specOf`, with dynamic instructions computed for this turn. */
+export async function resolvedSpec(
+  def: AgentDefinition,
+  req: StartTurnRequest,
+  deps: AgentActivityDeps,
+): Promise<AgentSpec> {
+  const own = await specOf(def, deps);
+  if (typeof def.instructions === 'function') own.instructions = await resolveInstructions(def, req);
+  return own;
 }
 
 export function createAgentActivities(deps: AgentActivityDeps) {
@@ -102,11 +125,8 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         if (!ancestor) throw new Error(`agent ${def.name} inherits from ${name}, which is not registered`);
         return ancestor;
       });
-      const specOf = async (a: AgentDefinition) =>
-        mcpOptOuts(await withMcpTools(withSubAgents(buildAgentSpec(a, deps), a, deps), a, deps.mcp), deps.mcp);
-      const own = await specOf(def);
-      if (typeof def.instructions === 'function') own.instructions = await resolveInstructions(def, req);
-      const spec = inheritPolicy(own, await Promise.all(ancestors.map(specOf)));
+      const own = await resolvedSpec(def, req, deps);
+      const spec = inheritPolicy(own, await Promise.all(ancestors.map((a) => specOf(a, deps))));
       const hooks = [...new Set([def, ...ancestors].flatMap((a) => deps.hooksFor(a.name)))];
       const hookFailures = await runHooks(hooks, 'onAgentStart', {
         agent: def.name,
@@ -117,6 +137,38 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       return { spec, hookFailures };
     },
   };
+}
+
+/** The agent's guardrails as the workflow knows them: names and how they run (the functions stay here). */
+function guardrailSpecs(def: AgentDefinition): Pick<AgentSpec, 'guardrails'> {
+  const spec = (g: InputGuardrail): GuardrailSpec => ({
+    name: g.name,
+    ...(g.mode !== undefined && { mode: g.mode }),
+    ...(g.timeout !== undefined && { timeout: g.timeout }),
+  });
+  const input = (def.inputGuardrails ?? []).map(spec);
+  const output = (def.outputGuardrails ?? []).map(spec);
+  if (!input.length && !output.length) return {};
+  return { guardrails: { ...(input.length && { input }), ...(output.length && { output }) } };
+}
+
+/** The agent's spec with the tools through which it hands the turn to other agents. */
+export function withHandoffs(spec: AgentSpec, def: AgentDefinition, deps: AgentActivityDeps): AgentSpec {
+  const tools: ToolSpec[] = handoffsOf(def.name, def.handoffs).map((h) => {
+    if (!deps.agents.has(h.agent))
+      throw new Error(`agent ${def.name} hands off to agent ${h.agent}, which is not registered`);
+    return {
+      name: h.toolName ?? handoffToolName(h.agent),
+      description: h.description ?? `Hand the conversation to ${h.agent}, who answers the user from here on.`,
+      parameters: {
+        type: 'object',
+        properties: { reason: { type: 'string', description: 'Why, in a few words (optional).' } },
+        additionalProperties: false,
+      },
+      handoff: { agent: h.agent },
+    };
+  });
+  return tools.length ? { ...spec, tools: [...spec.tools, ...tools] } : spec;
 }
 
 /** MCP tools their server's `runAsActivity` lists stay regular activities (`local: false`), read-only or not. */

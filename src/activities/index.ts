@@ -10,7 +10,9 @@ import type { AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
-import { createAgentActivities } from './agents';
+import { createAgentActivities, type AgentActivityDeps } from './agents';
+import { createGuardrailActivities } from './guardrails';
+import { createHandoffActivities } from './handoffs';
 import { ConversationCache } from './conversation-cache';
 import { createModelActivities, type ModelEndpoint } from './model';
 import type { ModelApi } from '../core/spec';
@@ -43,22 +45,25 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
   ];
   // The conversations the model activity has read, and the tool results it will read next.
   const conversations = new ConversationCache();
+  const agentDeps: AgentActivityDeps = {
+    agents,
+    tools,
+    hooksFor,
+    defaultModel: deps.defaultModel,
+    searchAttributes: deps.searchAttributes,
+    decideSignal: deps.decideSignal ?? true,
+    ...(deps.mcp && { mcp: deps.mcp }),
+  };
   return {
-    ...createAgentActivities({
-      agents,
-      tools,
-      hooksFor,
-      defaultModel: deps.defaultModel,
-      searchAttributes: deps.searchAttributes,
-      decideSignal: deps.decideSignal ?? true,
-      ...(deps.mcp && { mcp: deps.mcp }),
-    }),
+    ...createAgentActivities(agentDeps),
     ...createModelActivities({
       client: { client: deps.openai, ...(deps.api && { api: deps.api }) },
       conversations,
       ...(deps.providers && { providers: deps.providers }),
       outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),
     }),
+    ...createGuardrailActivities(agents),
+    ...createHandoffActivities(agentDeps),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
   };
 }

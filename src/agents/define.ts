@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
 import { formatZodError } from '../core/schemas';
 import { ANSWER_TOOL, type DurationLike, type GateSpec, type ModelApi } from '../core/spec';
+import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from './guardrails';
+import { handoffsOf, handoffToolName, type HandoffEntry } from './handoffs';
 import type { TillerHooks } from './hooks';
 
 /** Another agent this agent may call as a tool; see {@link AgentDefinition.subAgents}. */
@@ -113,6 +115,24 @@ export interface AgentDefinition {
   /** Caps on tool arguments and results, in characters (defaults 64 KiB and 100 KiB). */
   maxToolArgChars?: number;
   maxToolResultChars?: number;
+  /**
+   * Checks on the turn's input, run as activities before (`blocking`, the default) or beside (`parallel`)
+   * the first model call; one whose tripwire fires ends the turn `GuardrailTripped` (src/agents/guardrails.ts).
+   */
+  inputGuardrails?: InputGuardrail[];
+  /** Checks on the final answer (after answer gates); a tripwire ends the turn `GuardrailTripped`. */
+  outputGuardrails?: OutputGuardrail[];
+  /**
+   * Agents this one may give the turn to (`handoff({ agent, … })`, an agent, or its name): offered to the
+   * model as `transfer_to_<agent>` tools; the new agent answers for the rest of the turn (src/agents/handoffs.ts).
+   */
+  handoffs?: HandoffEntry[];
+  /**
+   * The conversation's budget in tokens: before a model call whose prompt would pass it, the oldest
+   * messages are dropped (`trim`, the default) or summarised by the model (`summarize`), whole turns and
+   * tool-call pairs at a time; the system prompt and the turn's input are always kept.
+   */
+  contextWindow?: { tokens: number; strategy?: 'trim' | 'summarize' };
 }
 
 export const DEFAULT_MAX_TOOL_ARG_CHARS = 64 * 1024;
@@ -143,6 +163,18 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);
   if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
     throw new Error(`agent ${def.name}: output must be a zod schema`);
+  checkGuardrails(def.name, 'input', def.inputGuardrails);
+  checkGuardrails(def.name, 'output', def.outputGuardrails);
+  const handoffTools = handoffsOf(def.name, def.handoffs).map((h) => h.toolName ?? handoffToolName(h.agent));
+  const clash = handoffTools.find((t) => def.tools.includes(t) || subAgents.includes(t));
+  if (clash) throw new Error(`agent ${def.name}: handoff tool ${clash} has the name of one of its tools`);
+  const cw = def.contextWindow;
+  if (cw !== undefined) {
+    if (!Number.isInteger(cw.tokens) || cw.tokens < 256 || cw.tokens > 100_000_000)
+      throw new Error(`agent ${def.name}: contextWindow.tokens must be an integer from 256 to 100,000,000`);
+    if (cw.strategy !== undefined && cw.strategy !== 'trim' && cw.strategy !== 'summarize')
+      throw new Error(`agent ${def.name}: contextWindow.strategy must be 'trim' or 'summarize'`);
+  }
   if (def.api !== undefined && def.api !== 'chat' && def.api !== 'responses')
     throw new Error(`agent ${def.name}: api must be 'chat' or 'responses'`);
   if (def.onTruncated !== undefined && def.onTruncated !== 'fail' && def.onTruncated !== 'accept')

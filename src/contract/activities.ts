@@ -20,6 +20,12 @@ import type {
   StartTurnRequest,
   StartTurnResponse,
   ToolCallContext,
+  GuardrailRequest,
+  GuardrailResponse,
+  HandoffRequest,
+  HandoffResponse,
+  SummaryRequest,
+  SummaryResponse,
   ValidateArgsRequest,
   ValidateArgsResponse,
 } from '../core/spec';
@@ -49,4 +55,10 @@ export interface TillerActivities {
   notifyApprovalResolved(ctx: ApprovalResolvedContext): Promise<{ hookFailures: HookFailure[] }>;
   /** Runs a tool with `onToolStart` / `onToolEnd` around it; a tool's own failure is a result. */
   runTool(req: RunToolRequest): Promise<RunToolResponse>;
+  /** Runs one of the agent's guardrails on the turn's input or answer. */
+  runGuardrail(req: GuardrailRequest): Promise<GuardrailResponse>;
+  /** Resolves the agent a handoff gives the turn to, fires `onHandoff` and applies the handoff's input filter. */
+  handOff(req: HandoffRequest): Promise<HandoffResponse>;
+  /** A model call that summarises the oldest part of a conversation (the context window's `summarize`). */
+  summarizeConversation(req: SummaryRequest): Promise<SummaryResponse>;
 }

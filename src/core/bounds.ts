@@ -165,10 +165,12 @@ const NAME_KEYS = new Set([
   'argsDigest',
   'tools',
   'finishReason',
+  'from',
+  'to',
 ]);
-const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content', 'reasoning']);
+const LONG_KEYS = new Set(['text', 'result', 'output', 'input', 'content', 'reasoning', 'summary']);
 /** Fields that hold arbitrary JSON from outside (the model's arguments, an approver's edit). */
-const JSON_KEYS = new Set(['args', 'modelSettings']);
+const JSON_KEYS = new Set(['args', 'modelSettings', 'info']);
 /** Fields kept as they are: a structured answer, bounded by the model activity (`BOUNDS.long` characters of JSON). */
 const VERBATIM_KEYS = new Set(['parsed']);
 

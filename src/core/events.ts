@@ -93,6 +93,33 @@ export type TurnEventBody =
   /** The answer did not match the agent's output schema: sent back to the model (`attempt` of `maxRetries`) or the turn fails. */
   | { type: 'OUTPUT_INVALID'; call: number; attempt: number; error: string }
   /** `parsed`: the answer as the output schema parsed it (structured output only). */
+  /** A guardrail ran on the turn's input or its answer; `tripped` ends the turn `GuardrailTripped`. */
+  | {
+      type: 'GUARDRAIL_RAN';
+      name: string;
+      kind: 'input' | 'output';
+      tripped: boolean;
+      durationMs?: number;
+      /** What the guardrail returned beside its verdict (bounded JSON). */
+      info?: unknown;
+      /** It failed (threw, timed out) after its retries: counted as tripped (fail closed). */
+      error?: string;
+    }
+  /** The model handed the conversation to another agent, which runs the rest of the turn. */
+  | { type: 'HANDOFF'; toolCallId: string; from: string; to: string; reason?: string }
+  /** The conversation was over the agent's context window: its oldest messages were dropped, or summarised. */
+  | {
+      type: 'CONTEXT_TRIMMED';
+      strategy: 'trim' | 'summarize';
+      /** Messages dropped (or replaced by the summary), oldest first; the system prompt is never among them. */
+      dropped: number;
+      /** Estimated prompt tokens before and after (from the provider's own count of the last call). */
+      tokensBefore: number;
+      tokensAfter: number;
+      summary?: string;
+      /** The summary's model call (counted in the turn's usage as a model call). */
+      usage?: Omit<Usage, 'modelCalls'>;
+    }
   | { type: 'TURN_COMPLETED'; output: string; parsed?: unknown }
   | { type: 'TURN_FAILED'; error: string }
   | { type: 'TURN_CANCELLED'; reason?: string };
@@ -122,6 +149,9 @@ export const EVENT_TYPES: readonly TurnEventType[] = [
   'SUBAGENT_PROGRESS',
   'SUBAGENT_ENDED',
   'OUTPUT_INVALID',
+  'GUARDRAIL_RAN',
+  'HANDOFF',
+  'CONTEXT_TRIMMED',
   'TURN_COMPLETED',
   'TURN_FAILED',
   'TURN_CANCELLED',

@@ -44,6 +44,8 @@ export const FailureType = {
    * and the agent does not accept cut answers (`onTruncated`); details carry the `TurnResult`.
    */
   ModelTruncated: 'ModelTruncated',
+  /** A turn ended `failed` because a guardrail tripped (or failed: closed); details carry the `TurnResult` with `guardrail`. */
+  GuardrailTripped: 'GuardrailTripped',
   /** A turn ended `failed` because the model refused or the provider filtered its answer (`content_filter`). */
   ModelRefused: 'ModelRefused',
   /** The conversation the model activity read back does not match the digest it was given. */
@@ -84,13 +86,18 @@ export function describeFailure(err: unknown): string {
  * The `TurnResult` a failed turn carries, from its failure as a parent workflow (`ChildWorkflowFailure`)
  * or a client (`WorkflowFailedError.cause`) sees it; undefined when it is not a well-formed one.
  */
+/** The failure types of a turn that ended `failed`: each carries its `TurnResult` in its details. */
+const TURN_FAILURES: ReadonlySet<string> = new Set([
+  FailureType.TurnFailed,
+  FailureType.InvalidOutput,
+  FailureType.ModelTruncated,
+  FailureType.ModelRefused,
+  FailureType.GuardrailTripped,
+]);
+
 export function turnResultOf(failure: unknown): TurnResult | undefined {
   const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
-  if (
-    !(cause instanceof ApplicationFailure) ||
-    (cause.type !== FailureType.TurnFailed && cause.type !== FailureType.InvalidOutput)
-  )
-    return undefined;
+  if (!(cause instanceof ApplicationFailure) || !TURN_FAILURES.has(cause.type ?? '')) return undefined;
   const checked = TurnResult.safeParse(cause.details?.[0]);
   return checked.success ? checked.data : undefined;
 }

@@ -63,6 +63,11 @@ export const TurnInput = z.object({
    * sub-agent declared with `inherit: true` gets its parent's. Merged by the `startTurn` activity.
    */
   inherit: z.array(z.string().min(1)).optional(),
+  /**
+   * The provider's count of a recent prompt (a session passes its last turn's): the context window's
+   * first estimate of this turn's prompt is calibrated by it (else four characters a token).
+   */
+  contextCalibration: z.object({ tokens: z.number().int().positive(), chars: z.number().int().positive() }).optional(),
   /** Continue as new once a run's history passes this many events (besides Temporal's own suggestion). */
   maxHistoryEvents: z.number().int().positive().optional(),
   /** Internal: what the previous run carried through continue-as-new (src/workflows/carry.ts). */
@@ -201,6 +206,22 @@ export const TurnResult = z.object({
   status: z.enum(['completed', 'failed', 'cancelled']),
   trust: z.array(TrustGrant),
   error: z.string().optional(),
+  /** The guardrail that ended the turn (`GuardrailTripped`): its name, kind and what it returned (bounded). */
+  guardrail: z.object({ name: z.string(), kind: z.enum(['input', 'output']), info: z.unknown().optional() }).optional(),
+  /** The agent that answered, when a handoff gave the turn to another agent than it started with. */
+  agent: z.string().optional(),
+  /**
+   * The conversation was trimmed for the context window: the oldest `dropped` messages of the turn's
+   * `history` were dropped (or replaced by `summary`). A session keeps its conversation the same way.
+   */
+  context: z
+    .object({
+      dropped: z.number().int().nonnegative(),
+      summary: z.string().optional(),
+      /** The provider's count of the turn's last prompt, for the next turn's first estimate. */
+      calibration: z.object({ tokens: z.number(), chars: z.number() }).optional(),
+    })
+    .optional(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -239,6 +260,10 @@ export interface SessionCarry {
   turns: TurnSummary[];
   turnSeq: number;
   runs: number;
+  /** The summary standing in for the conversation's oldest turns (the context window's `summarize`). */
+  summary?: string;
+  /** The provider's count of the last turn's last prompt (the next turn's first context estimate). */
+  calibration?: { tokens: number; chars: number };
 }
 
 /** The `agentSession` workflow's input: its agent and the session's limits. */
@@ -315,4 +340,6 @@ export interface SessionState {
   conversationLength: number;
   /** How many times this session has continued as new. */
   runs: number;
+  /** What the conversation's oldest turns said, summarised to fit the agent's context window. */
+  summary?: string;
 }

@@ -54,6 +54,8 @@ export interface ToolSpec {
   readOnly?: boolean;
   /** Not a worker tool but a sub-agent: calling it runs `agent` as a child `agentTurn`. */
   subAgent?: { agent: string; inherit: boolean };
+  /** Not a worker tool but a handoff: calling it gives the rest of the turn to `agent`. */
+  handoff?: { agent: string };
   /** A tool of an MCP server, listed by `startTurn` and called through the worker's MCP client. */
   mcp?: McpToolOrigin;
 }
@@ -136,6 +138,82 @@ export interface AgentSpec {
   decideSignal?: boolean;
   /** Agents whose gates and hooks were merged into this spec (a sub-agent with `inherit: true`). */
   inherits?: string[];
+  /** Guardrails by name (their functions stay in the worker); absent: none. */
+  guardrails?: { input?: GuardrailSpec[]; output?: GuardrailSpec[] };
+  /** Handoffs in the turn before this agent took it over, at most `MAX_HANDOFFS` (absent: the default). */
+  maxHandoffs?: number;
+  /** The conversation's budget in tokens, and what to do when the next call would pass it; absent: none. */
+  contextWindow?: ContextWindowSpec;
+}
+
+/** A guardrail as the workflow knows it: its name, and how it runs. */
+export interface GuardrailSpec {
+  name: string;
+  /** Input guardrails: `blocking` (before the first model call) or `parallel` (beside it; tools wait for it). */
+  mode?: 'blocking' | 'parallel';
+  /** Start-to-close timeout of one attempt (default 30 seconds). */
+  timeout?: DurationLike;
+}
+
+export interface ContextWindowSpec {
+  /** Tokens the prompt may take, counted as the provider counted the last call. */
+  tokens: number;
+  /** `trim`: drop the oldest messages; `summarize`: replace them with a summary the model writes. */
+  strategy: 'trim' | 'summarize';
+}
+
+/** The `runGuardrail` activity's input. */
+export interface GuardrailRequest {
+  agent: string;
+  name: string;
+  kind: 'input' | 'output';
+  turnId: string;
+  sessionId?: string;
+  input: string;
+  /** Output guardrails: the answer (and its parsed value, with structured output). */
+  output?: { text: string; parsed?: unknown };
+}
+
+/** What a guardrail said: `tripwire` ends the turn; `info` is recorded, bounded. */
+export interface GuardrailResponse {
+  tripwire: boolean;
+  info?: unknown;
+  durationMs: number;
+}
+
+/** The `handOff` activity's input: the turn moves from `from` to `to`. */
+export interface HandoffRequest {
+  from: string;
+  to: string;
+  turnId: string;
+  sessionId?: string;
+  input: string;
+  toolCallId: string;
+  /** The conversation so far (for the handoff's input filter), by reference like a model call's. */
+  conversation?: ConversationRef;
+}
+
+export interface HandoffResponse {
+  spec: AgentSpec;
+  hookFailures: HookFailure[];
+  /** The conversation after the handoff's input filter (absent: no filter; the conversation carries over). */
+  messages?: ChatMessage[];
+}
+
+/** The `summarizeConversation` activity's input: the messages to summarise, inline and bounded. */
+export interface SummaryRequest {
+  model: string;
+  provider?: string;
+  api?: ModelApi;
+  turnId: string;
+  messages: ChatMessage[];
+  /** The summary's budget in tokens (it is clipped to about four characters a token). */
+  maxTokens: number;
+}
+
+export interface SummaryResponse {
+  summary: string;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
 /** Which model API answers an agent: Chat Completions (default, every compatible server) or OpenAI's Responses API. */

@@ -41,6 +41,23 @@ export interface TurnState {
   parsed?: unknown;
   /** The model settings the turn runs with (from `AGENT_STARTED`), when the agent has any. */
   modelSettings?: ModelSettings;
+  /** The guardrails that ran (`GUARDRAIL_RAN`), in order; absent until one runs. */
+  guardrails?: GuardrailRun[];
+  /** The agents that had the turn before `agent`, oldest first (`HANDOFF`); absent without a handoff. */
+  handedOffFrom?: string[];
+  /** What the context window cost the conversation (`CONTEXT_TRIMMED`), summed; absent until trimmed. */
+  context?: { dropped: number; summary?: string };
+}
+
+/** One guardrail run as `state` shows it. */
+export interface GuardrailRun {
+  name: string;
+  kind: 'input' | 'output';
+  tripped: boolean;
+  at: string;
+  durationMs?: number;
+  info?: unknown;
+  error?: string;
 }
 
 export const DEFAULT_MAX_EVENTS = 500;
@@ -258,6 +275,32 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       addUsage(state.usage, event.usage);
       break;
     }
+    case 'GUARDRAIL_RAN': {
+      const { name, kind, tripped, durationMs, info, error } = event;
+      (state.guardrails ??= []).push({
+        name,
+        kind,
+        tripped,
+        at: event.at,
+        ...(durationMs !== undefined && { durationMs }),
+        ...(info !== undefined && { info }),
+        ...(error !== undefined && { error }),
+      });
+      break;
+    }
+    case 'HANDOFF':
+      (state.handedOffFrom ??= []).push(event.from);
+      state.agent = event.to;
+      break;
+    case 'CONTEXT_TRIMMED':
+      if (event.usage) addUsage(state.usage, { ...event.usage, modelCalls: 1 });
+      state.context = {
+        dropped: (state.context?.dropped ?? 0) + event.dropped,
+        ...((event.summary ?? state.context?.summary) !== undefined && {
+          summary: event.summary ?? state.context?.summary,
+        }),
+      };
+      break;
     case 'TURN_COMPLETED':
       state.status = 'completed';
       state.output = event.output;

@@ -12,6 +12,7 @@ import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, AssistantMessage, ChatMessage } from '../core/spec';
 import { budgetedState, type TurnState } from '../core/state';
 import type { BatchCall } from './batch';
+import type { ContextCarry } from './context';
 
 /** What a turn's next run starts from. Plain JSON. */
 export interface TurnCarry {
@@ -24,6 +25,8 @@ export interface TurnCarry {
   batch?: { message: AssistantMessage; calls: BatchCall[] };
   /** Structured output: invalid answers so far (their retries are bounded per turn, across runs). */
   invalidAnswers?: number;
+  /** The context window's count (agents with `contextWindow`). */
+  context?: ContextCarry;
 }
 
 /** Events per run before the turn continues as new, unless its input sets another budget. */

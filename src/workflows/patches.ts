@@ -61,3 +61,12 @@ export const PATCH_FINISH_REASONS = 'finish-reasons';
  * body names someone else. Only decisions with the header reach the check.
  */
 export const PATCH_VERIFIED_APPROVER = 'verified-approver';
+
+/** Handoffs (`defineAgent({ handoffs })`): a response calling a handoff tool gives the turn to another agent. */
+export const PATCH_HANDOFFS = 'handoffs';
+
+/** Guardrails (`inputGuardrails`, `outputGuardrails`): activities on the turn's input and answer. */
+export const PATCH_GUARDRAILS = 'guardrails';
+
+/** The context window (`contextWindow`): the conversation is trimmed or summarised before a model call. */
+export const PATCH_CONTEXT_WINDOW = 'context-window';

@@ -17,6 +17,7 @@ import {
 import {
   emptyUsage,
   formatZodError,
+  type ConversationMessage,
   type Principal,
   RevokeTrustInput,
   SendInput,
@@ -43,9 +44,12 @@ import {
   type AgentTurnWorkflow,
 } from '../contract';
 import { boundProgress } from '../core/subagents';
+import { summaryMessage, SUMMARY_PREFIX } from '../core/context';
 import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
+/** Turn summaries a session keeps in its state (and carries): the newest ones. */
+export const MAX_TURN_SUMMARIES = 200;
 
 export async function agentSession(rawInput: SessionInput): Promise<SessionState> {
   const parsed = SessionInput.safeParse(rawInput);
@@ -84,6 +88,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     usage: carry.usage,
     conversationLength: carry.conversation.length,
     runs: carry.runs,
+    ...(carry.summary !== undefined && { summary: carry.summary }),
   });
 
   setHandler(sessionStateQuery, state, { description: SESSION_STATE_DESCRIPTION });
@@ -178,6 +183,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
             ...(principal && { startedBy: principal.name }),
             trust: carry.trust,
             history: carry.conversation,
+            ...(carry.calibration && { contextCalibration: carry.calibration }),
             ...(input.tokenBudget !== undefined && {
               tokenBudget: Math.max(0, input.tokenBudget - carry.usage.totalTokens),
             }),
@@ -217,9 +223,12 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     for (const grant of result.trust.filter((t) => t.scope === 'session' && !given.includes(t.tool))) {
       if (!carry.trust.some((t) => t.tool === grant.tool && t.scope === 'session')) carry.trust.push(grant);
     }
+    keepContext(carry, result.context);
     if (result.status === 'completed') {
       carry.conversation.push({ role: 'user', content: text }, { role: 'assistant', content: result.output });
     }
+    // The turns' summaries: the newest MAX_TURN_SUMMARIES (`turnSeq` counts them all).
+    if (carry.turns.length > MAX_TURN_SUMMARIES) carry.turns.splice(0, carry.turns.length - MAX_TURN_SUMMARIES);
     current = undefined;
     turnsThisRun += 1;
 
@@ -261,4 +270,19 @@ function strangerOf(sessionId: string, owner?: Principal, sender?: Principal): s
 /** A `send` or `revokeTrust` the session refuses (from a validator: nothing reaches history). */
 function refused(message: string) {
   return rejection(FailureType.SessionRequestRejected, message);
+}
+
+/**
+ * A turn trimmed its history for the agent's context window: the session's conversation loses the same
+ * oldest messages (and keeps the turn's summary in their place), so the next turn starts from there.
+ */
+function keepContext(carry: SessionCarry, context: TurnResult['context']): void {
+  if (!context) return;
+  if (context.calibration) carry.calibration = context.calibration;
+  if (context.dropped === 0 && context.summary === undefined) return;
+  const rest = carry.conversation.slice(Math.min(context.dropped, carry.conversation.length));
+  carry.conversation =
+    context.summary !== undefined ? [summaryMessage(context.summary) as ConversationMessage, ...rest] : rest;
+  if (context.summary !== undefined) carry.summary = context.summary;
+  else if (!carry.conversation[0]?.content.startsWith(SUMMARY_PREFIX)) delete carry.summary;
 }

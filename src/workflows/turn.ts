@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
-import { budgetedState, createTurnState } from '../core/state';
+import { createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { settleAnswer, type Answer } from './answer-gate';
 import { ApprovalDesk, deskActivities } from './approvals';
@@ -31,8 +31,12 @@ import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
 import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
+import { ContextWindow } from './context';
+import { TurnGuardrails } from './guardrails';
+import { handOff, planHandoff } from './handoffs';
 import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
 import type { TurnScope } from './tool-call';
+import { turnResult } from './turn-result';
 import { parseInput, startAgent } from './turn-start';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
@@ -60,6 +64,8 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   serveReads(state);
   serveDecisions(desk, () => spec, subAgents);
+  const guards = new TurnGuardrails(recorder, input);
+  let window: ContextWindow | undefined;
 
   /** Mirrors the state to search attributes, details and the parent; at once for a continued run. */
   function mirror(agent: AgentSpec, now: boolean): void {
@@ -80,10 +86,19 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
 
   /** Calls the model until it answers without tool calls; returns that answer (and its parsed value). */
   async function runLoop(): Promise<Answer> {
-    const agent = (spec ??= await startAgent(input, recorder, (started) => mirror(started, false)));
+    let agent = (spec ??= await startAgent(input, recorder, (started) => mirror(started, false)));
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
-    const conversation = new TurnConversation(agent, input, carried?.messages);
+    const conversation = new TurnConversation(agent, input, carried?.messages, carried?.context?.history);
+    const context = (window = new ContextWindow(
+      conversation,
+      recorder,
+      workflowId,
+      carried?.context,
+      input.contextCalibration,
+    ));
+    const blocking = carried ? undefined : guards.startInput(agent);
+    if (blocking) await blocking;
     const ids = new CallIds(carried?.seenIds);
     let invalidAnswers = carried?.invalidAnswers ?? 0;
     const carry = (call: number, batch?: TurnCarry['batch']): TurnCarry => ({
@@ -94,12 +109,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       seenIds: ids.list(),
       ...(batch && { batch }),
       ...(invalidAnswers > 0 && { invalidAnswers }),
+      ...(agent.contextWindow && { context: context.carry() }),
     });
     let step: ModelStep | undefined = carried?.batch;
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
-        step = await callModel({ agent, recorder, conversation, ids }, call);
+        if (agent.contextWindow) await context.fit(agent, agent.contextWindow);
+        step = await guards.beside(callModel({ agent, recorder, conversation, ids }, call));
+        if (agent.contextWindow) context.observed();
         if (step.calls.length === 0) {
           const plain = !agent.output && !agent.answerGate && !agent.hooks.approveAnswer;
           if (plain) return { text: step.message.content ?? '' };
@@ -113,6 +131,14 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           continue;
         }
         checkLimits(step, call, agent, state.usage.totalTokens, tokenBudget());
+      }
+      // A handoff: the response's other calls run, then the rest of the turn is the new agent's.
+      const handoff = planHandoff(agent, step.calls, recorder);
+      if (handoff) {
+        conversation.addToolResults(step.message, await new ToolBatch(scope, handoff.calls).done);
+        if (handoff.to) scope.spec = spec = agent = await handOff(handoff.to, agent, { recorder, conversation, input });
+        step = undefined;
+        continue;
       }
       // Calls from one response run concurrently; their results go back in the model's order.
       const batch = new ToolBatch(scope, step.calls);
@@ -151,18 +177,15 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     }
   }
 
-  const result = (status: TurnResult['status']): TurnResult => ({
-    output: state.output ?? '',
-    ...(state.parsed !== undefined && { parsed: state.parsed }),
-    usage: state.usage,
-    toolCalls: budgetedState(state).toolCalls,
-    status,
-    trust: state.trust,
-    ...(state.error !== undefined && { error: state.error }),
-  });
+  const result = (status: TurnResult['status']) => turnResult(state, status, window);
 
   try {
     const answer = await runLoop();
+    const checked = guards.checkOutput(spec!, {
+      text: answer.text,
+      ...(answer.parsed !== undefined && { parsed: answer.parsed }),
+    });
+    if (checked) await checked;
     recorder.record({
       type: 'TURN_COMPLETED',
       output: answer.text,

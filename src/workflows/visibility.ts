@@ -45,7 +45,10 @@ export class Visibility {
   sync(): void {
     const pendingTools = [...new Set(this.state.pendingApprovals.map((p) => p.tool))].sort();
     // The key includes pending ids: recorded histories upsert on exactly these changes (replay).
-    const saKey = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}`;
+    // After a handoff, the agent too (TillerAgent becomes the one that has the turn); turns without one
+    // keep the key, and so the upserts, of their recorded histories.
+    const agent = this.state.handedOffFrom ? `|${this.state.agent}` : '';
+    const saKey = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}${agent}`;
     const details = renderDetails(this.state);
     if (details !== this.lastDetails) {
       this.lastDetails = details;

@@ -8,7 +8,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import type { ZodType } from 'zod';
 import { FailureType } from '../../core/failures';
-import type { ModelApi, ModelRequest, ModelResponse, OutputCheck } from '../../core/spec';
+import type {
+  ModelApi,
+  ModelRequest,
+  ModelResponse,
+  OutputCheck,
+  SummaryRequest,
+  SummaryResponse,
+} from '../../core/spec';
 import { ConversationCache } from '../conversation-cache';
 import { assistantMessage, estimateUsage, finishReasonOf, reasoningOf, refusalOf, type RawAnswer } from './answer';
 import { streamedChat, unaryChat } from './chat';
@@ -17,6 +24,7 @@ import { liveHeartbeat } from './heartbeat';
 import { checkOutput } from './output';
 import { conversationKey, promptOf, type Prompt } from './prompt';
 import { respond } from './responses';
+import { summaryOf, summaryPrompt } from './summary';
 
 export { checkOutput } from './output';
 export { classifyModelError, redact } from './errors';
@@ -84,19 +92,34 @@ export function createModelActivities({
   const named = new Map([...providers].map(([name, p]) => [name, endpointOf(p)]));
   // Every key this worker holds is redacted from every failure (an endpoint may echo any of them).
   const secrets = [main, ...named.values()].map((e) => e.client.apiKey ?? undefined);
+  const endpointFor = (provider: string | undefined): ModelEndpoint => {
+    const endpoint = provider === undefined ? main : named.get(provider);
+    if (endpoint) return endpoint;
+    throw ApplicationFailure.create({
+      type: FailureType.ModelNotFound,
+      message: `no model provider ${provider} on this worker; it has: ${[...named.keys()].join(', ') || '(none)'}`,
+      nonRetryable: true,
+    });
+  };
   return {
+    async summarizeConversation(req: SummaryRequest): Promise<SummaryResponse> {
+      const ctx = Context.current();
+      try {
+        const endpoint = endpointFor(req.provider);
+        const prompt = summaryPrompt(req);
+        return summaryOf(await ask(endpoint, prompt, ctx.cancellationSignal, () => undefined), prompt, req.maxTokens);
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        throw redactedFailure(err, secrets);
+      }
+    },
+
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
       const started = performance.now();
       const heartbeat = liveHeartbeat(ctx, req.call);
       try {
-        const endpoint = req.provider === undefined ? main : named.get(req.provider);
-        if (!endpoint)
-          throw ApplicationFailure.create({
-            type: FailureType.ModelNotFound,
-            message: `no model provider ${req.provider} on this worker; it has: ${[...named.keys()].join(', ') || '(none)'}`,
-            nonRetryable: true,
-          });
+        const endpoint = endpointFor(req.provider);
         const prompt = await promptOf(req, ctx, conversations);
         const raw = await ask(endpoint, prompt, ctx.cancellationSignal, heartbeat.beat);
         const response = responseOf(raw, prompt, prompt.api ?? endpoint.api ?? 'chat');

@@ -37,6 +37,12 @@ export interface ScriptedModelOptions {
    * The final usage-only chunk is still sent when the request sets `stream_options.include_usage`.
    */
   usageInEveryChunk?: boolean;
+  /**
+   * A context window, in tokens counted as four characters of the request's `messages` and `tools` (JSON):
+   * a Chat Completions request past it is refused like OpenAI does (400, `context_length_exceeded`), and
+   * one within it reports that count as `prompt_tokens` (unless its step sets `usage`). Default: none.
+   */
+  contextLimit?: number;
 }
 
 /** A running scripted model server. */

@@ -19,6 +19,8 @@ export interface ServerState {
   script: ScriptCursor;
   chunkSize: number;
   defaultUsage: ScriptUsage;
+  /** See ScriptedModelOptions.contextLimit. */
+  contextLimit?: number;
   usageInEveryChunk: boolean;
   requests: RecordedRequest[];
   contentChunks: { at: number; text: string }[];
@@ -43,12 +45,27 @@ export async function handleCompletion(
   if (body === undefined) return;
   const stream = body.stream === true;
   state.requests.push({ api: 'chat', body, stream, headers: { ...req.headers }, at: Date.now() });
+  const promptTokens = state.contextLimit === undefined ? undefined : countPromptTokens(body);
+  if (promptTokens !== undefined && promptTokens > state.contextLimit!) {
+    const message = `This model's maximum context length is ${state.contextLimit} tokens. However, your messages resulted in ${promptTokens} tokens.`;
+    return sendJson(
+      res,
+      400,
+      JSON.stringify({
+        error: { message, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' },
+      }),
+    );
+  }
   const step = state.script.next(body, state.requestCount++);
 
   if ('reset' in step) return void req.socket.destroy();
   if ('error' in step) return sendErrorStep(res, step);
   if ('garbage' in step) return sendGarbage(res, step, stream);
-  await whileOpen(state.inFlight, res, (signal) => answerNormal(state, res, step, body, stream, signal));
+  const counted =
+    promptTokens !== undefined && !step.usage
+      ? { ...step, usage: { ...state.defaultUsage, prompt_tokens: promptTokens } }
+      : step;
+  await whileOpen(state.inFlight, res, (signal) => answerNormal(state, res, counted, body, stream, signal));
 }
 
 /** The body as a JSON object, or undefined once a 400 was sent. */
@@ -136,4 +153,9 @@ export function echoSettings(body: JsonObject): string {
     ([key]) => !['messages', 'tools', 'stream', 'stream_options'].includes(key),
   );
   return JSON.stringify(Object.fromEntries(settings));
+}
+
+/** The request's prompt in tokens, as the scripted model counts them: four characters of its messages and tools. */
+export function countPromptTokens(body: JsonObject): number {
+  return Math.ceil((JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length) / 4);
 }

@@ -49,6 +49,7 @@ function initialState(opts: ScriptedModelOptions): ServerState & ResponsesServer
     chunkSize: Math.max(1, Math.floor(opts.chunkSize ?? 8)),
     defaultUsage: opts.defaultUsage ?? DEFAULT_USAGE,
     usageInEveryChunk: opts.usageInEveryChunk ?? false,
+    ...(opts.contextLimit !== undefined && { contextLimit: opts.contextLimit }),
     requests: [],
     contentChunks: [],
     inFlight: new Set<AbortController>(),
