@@ -44,18 +44,28 @@ export class ContextWindow {
 
   /** Before a model call: trims (or summarises) when the prompt would pass the window. */
   async fit(agent: AgentSpec, window: ContextWindowSpec): Promise<void> {
+    await this.trim(agent, window, window.strategy);
+    // A summary may take more room than planned (the model's count differs from the estimate): what
+    // still does not fit is dropped.
+    if (window.strategy === 'summarize') await this.trim(agent, window, 'trim');
+    this.pendingChars = promptChars(this.conversation.all(), agent.tools);
+  }
+
+  private async trim(agent: AgentSpec, window: ContextWindowSpec, strategy: ContextWindowSpec['strategy']) {
     const { conversation } = this;
     const reserve = Math.min(agent.modelSettings?.maxTokens ?? 0, Math.floor(window.tokens / 2));
+    // Room for the summary that replaces what is dropped.
+    const room = strategy === 'summarize' ? summaryTokens(window) : 0;
     const start = conversation.firstAfterInstructions();
     const plan = planTrim(conversation.all(), agent.tools, {
-      budget: window.tokens - reserve,
+      budget: window.tokens - reserve - room,
       start,
       history: conversation.historyLength(),
       ...(this.calibration && { calibration: this.calibration }),
     });
     if (plan && patched(PATCH_CONTEXT_WINDOW)) {
       const summarised =
-        window.strategy === 'summarize' && plan.history > 0
+        strategy === 'summarize' && plan.history > 0
           ? await this.summarise(agent, window, plan.start, plan.history)
           : undefined;
       // The steps first: they come after the history, so its indices stay put.
@@ -82,7 +92,6 @@ export class ContextWindow {
         ...(summarised && { summary: summarised.summary, usage: summarised.usage }),
       });
     }
-    this.pendingChars = promptChars(conversation.all(), agent.tools);
   }
 
   /** After a model call: the provider's count of its prompt calibrates the next estimate (never an estimate). */
@@ -104,7 +113,7 @@ export class ContextWindow {
             ...(agent.api !== undefined && { api: agent.api }),
             turnId: this.turnId,
             messages: this.conversation.all().slice(start, start + count),
-            maxTokens: Math.max(64, Math.floor(window.tokens / 8)),
+            maxTokens: summaryTokens(window),
           },
         ],
       );
@@ -132,4 +141,9 @@ export class ContextWindow {
       ...(this.summary !== undefined && { summary: this.summary }),
     };
   }
+}
+
+/** The budget of a summary: an eighth of the window (at least 64 tokens). */
+function summaryTokens(window: ContextWindowSpec): number {
+  return Math.max(64, Math.floor(window.tokens / 8));
 }
