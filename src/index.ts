@@ -20,6 +20,21 @@ export {
   type InstructionsFn,
   type SubAgentDefinition,
 } from './agents/define';
+export {
+  handoff,
+  handoffToolName,
+  MAX_HANDOFFS,
+  type HandoffContext,
+  type HandoffDefinition,
+  type HandoffEntry,
+} from './agents/handoffs';
+export type {
+  GuardrailContext,
+  GuardrailDefinition,
+  GuardrailVerdict,
+  InputGuardrail,
+  OutputGuardrail,
+} from './agents/guardrails';
 export { ModelSettings, chatCompletionFields, maxTokensFieldFor } from './core/model-settings';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';
 export { assistant } from './agents/assistant';

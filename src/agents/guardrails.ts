@@ -22,6 +22,7 @@ export interface GuardrailVerdict {
   info?: unknown;
 }
 
+/** A guardrail: a named check run as an activity, with a tripwire. */
 export interface GuardrailDefinition {
   /** Unique among the agent's guardrails of its kind: 1-64 letters, digits, `_` or `-`. */
   name: string;
@@ -34,6 +35,7 @@ export interface GuardrailDefinition {
   timeout?: DurationLike;
 }
 
+/** A guardrail on the turn's input (`defineAgent({ inputGuardrails })`). */
 export interface InputGuardrail extends GuardrailDefinition {
   /**
    * `blocking` (default): the first model call waits for it, so nothing reaches the model before the
@@ -43,6 +45,7 @@ export interface InputGuardrail extends GuardrailDefinition {
   mode?: 'blocking' | 'parallel';
 }
 
+/** A guardrail on the turn's answer (`defineAgent({ outputGuardrails })`). */
 export type OutputGuardrail = GuardrailDefinition;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;

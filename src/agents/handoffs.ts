@@ -15,6 +15,7 @@ export interface HandoffContext {
   toolCallId: string;
 }
 
+/** A handoff to `agent`, with how it is offered to the model and what happens when it is taken. */
 export interface HandoffDefinition {
   /** The agent (registered on the worker) that takes the turn over. */
   agent: string;

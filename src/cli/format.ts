@@ -73,6 +73,12 @@ export function formatEvent(e: TurnEvent): string {
       return `⚠ decision rejected (${e.via}${e.id ? `, id ${e.id}` : ''}${by(e.approver)}): ${e.reason}`;
     case 'OUTPUT_INVALID':
       return `⚠ answer does not match the output schema (attempt ${e.attempt}): ${e.error}`;
+    case 'HANDOFF':
+      return `⇢ handed off: ${e.from} → ${e.to}${e.reason ? ` (${e.reason})` : ''}`;
+    case 'GUARDRAIL_RAN':
+      return `${e.tripped ? '✗' : '✓'} ${e.kind} guardrail ${e.name}${e.tripped ? ' tripped' : ' passed'}${e.error ? `: ${e.error}` : ''}`;
+    case 'CONTEXT_TRIMMED':
+      return `✂ context window: ${e.dropped} oldest messages ${e.strategy === 'summarize' ? 'summarised' : 'dropped'} · ~${e.tokensBefore} → ~${e.tokensAfter} tokens`;
     case 'TURN_COMPLETED':
       return '■ turn completed';
     case 'TURN_FAILED':

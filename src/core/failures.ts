@@ -82,10 +82,6 @@ export function describeFailure(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/**
- * The `TurnResult` a failed turn carries, from its failure as a parent workflow (`ChildWorkflowFailure`)
- * or a client (`WorkflowFailedError.cause`) sees it; undefined when it is not a well-formed one.
- */
 /** The failure types of a turn that ended `failed`: each carries its `TurnResult` in its details. */
 const TURN_FAILURES: ReadonlySet<string> = new Set([
   FailureType.TurnFailed,
@@ -95,6 +91,10 @@ const TURN_FAILURES: ReadonlySet<string> = new Set([
   FailureType.GuardrailTripped,
 ]);
 
+/**
+ * The `TurnResult` a failed turn carries, from its failure as a parent workflow (`ChildWorkflowFailure`)
+ * or a client (`WorkflowFailedError.cause`) sees it; undefined when it is not a well-formed one.
+ */
 export function turnResultOf(failure: unknown): TurnResult | undefined {
   const cause = failure instanceof ChildWorkflowFailure ? failure.cause : failure;
   if (!(cause instanceof ApplicationFailure) || !TURN_FAILURES.has(cause.type ?? '')) return undefined;
