@@ -22,7 +22,7 @@ import { createActivities } from './activities';
 import { outputSpecOf } from './activities/agents';
 import { openAIFromEnv } from './activities/model';
 import { providerClients, providersFromEnv, type ProviderConfig } from './activities/providers';
-import { checkedModelSettings, type AgentDefinition } from './agents/define';
+import { checkedModelSettings, checkGates, type AgentDefinition } from './agents/define';
 import { assistant } from './agents/assistant';
 import { handoffsOf } from './agents/handoffs';
 import type { TillerHooks } from './agents/hooks';
@@ -164,6 +164,7 @@ function checkAgents(
         `agent ${agent.name} hands off to unregistered agents: ${targets.map((h) => h.agent).join(', ')}`,
       );
     checkedModelSettings(agent); // also for agents built without defineAgent
+    checkGates(agent);
     outputSpecOf(agent); // an output schema with no JSON Schema fails here, not at the first turn
     const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
     if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);

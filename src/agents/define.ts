@@ -163,6 +163,7 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
     throw new Error(`agent ${def.name}: maxOutputRetries must be an integer from 0 to ${MAX_OUTPUT_RETRIES}`);
   if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
     throw new Error(`agent ${def.name}: output must be a zod schema`);
+  checkGates(def);
   checkGuardrails(def.name, 'input', def.inputGuardrails);
   checkGuardrails(def.name, 'output', def.outputGuardrails);
   const handoffTools = handoffsOf(def.name, def.handoffs).map((h) => h.toolName ?? handoffToolName(h.agent));
@@ -199,6 +200,28 @@ export function checkedModelSettings(def: AgentDefinition): ModelSettings | unde
   )
     throw new Error(`agent ${def.name}: modelSettings.toolChoice names ${choice}, which is not one of its tools`);
   return parsed.data;
+}
+
+/**
+ * Throws a clear error for a gate whose escalation names no approver list: in plain JS a stage without
+ * `approvers` would otherwise reach the turn, where a missing list used to mean anyone. (An empty list is
+ * allowed: nobody may decide, the call can only expire.)
+ */
+export function checkGates(def: AgentDefinition): void {
+  const gates = [
+    ...Object.entries(def.approvals ?? {}),
+    ...(def.approveAnswer ? [[ANSWER_TOOL, def.approveAnswer] as const] : []),
+  ];
+  for (const [tool, gate] of gates) {
+    if (typeof gate !== 'object' || gate === null) continue;
+    const escalate = (gate.onTimeout as { escalate?: { approvers?: unknown } } | undefined)?.escalate;
+    if (gate.onTimeout === undefined || gate.onTimeout === 'deny') continue;
+    const approvers = escalate?.approvers;
+    if (!Array.isArray(approvers) || !approvers.every((a) => typeof a === 'string' && a.length > 0 && a.length <= 200))
+      throw new Error(
+        `agent ${def.name}: the escalation of ${tool} needs approvers, a list of names or group:<name> (an empty list means nobody)`,
+      );
+  }
 }
 
 export function gatesOf(def: AgentDefinition): Record<string, GateSpec> {

@@ -9,7 +9,6 @@ import {
   providerClients,
   providersFromEnv,
 } from '../../src/activities/providers';
-import { defineAgent } from '../../src/agents/define';
 import { modelApiFromEnv } from '../../src/config';
 
 const SECRET = 'sk-hostile-0123456789abcdef';
@@ -90,15 +89,4 @@ test('TILLER_MODEL_API picks the default client API: chat or responses, nothing 
   expect(() => modelApiFromEnv({ TILLER_MODEL_API: 'x'.repeat(10_000) })).toThrow(
     /^TILLER_MODEL_API must be chat or responses \(not "x{40}"\)$/,
   );
-});
-
-test('defineAgent refuses an unknown api or onTruncated', () => {
-  const base = { name: 'a', instructions: 'x', tools: [] };
-  expect(() => defineAgent({ ...base, api: 'completions' as never })).toThrow(
-    "agent a: api must be 'chat' or 'responses'",
-  );
-  expect(() => defineAgent({ ...base, onTruncated: 'continue' as never })).toThrow(
-    "agent a: onTruncated must be 'fail' or 'accept'",
-  );
-  expect(defineAgent({ ...base, api: 'responses', onTruncated: 'accept' })).toMatchObject({ api: 'responses' });
 });
