@@ -74,7 +74,20 @@ async function gatedTurn(env: BenchEnv, g: Gated, count: number, pollMs: number)
     await sleep(20); // let the worker go idle: nothing in flight when the decision arrives
     const started = env.rec.gatedStart(g.startKey(turnId, k));
     const t0 = performance.now();
-    await g.decide(turnId, k);
+    try {
+      await g.decide(turnId, k);
+    } catch (err) {
+      // The bench is the only decider: "not pending (status: running)" means this very decision was
+      // applied, and the update's answer came back as a refusal of its own second delivery. Seen about
+      // once in 10 quick runs, after a ~10 s stall (a workflow task timeout), on this session's code and on
+      // a518b3b alike; not explained yet. The sample is left out (its timing would be the stall's).
+      if (!(err instanceof Error) || !/is not pending \(status: (running|succeeded)\)/.test(err.message)) throw err;
+      console.warn(
+        `[bench] approval: ${turnId} gate ${k}: the decision was applied but reported refused; sample skipped`,
+      );
+      await started;
+      continue;
+    }
     const t1 = performance.now();
     const tExec = await started;
     samples.push({ ack: tExec - t1, send: tExec - t0, rt: t1 - t0 });
