@@ -168,6 +168,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     current = { turnId, status: 'running', pendingApprovals: [] };
     const summary = { turnId, input: text, status: 'running' as const, startedAt: new Date().toISOString() };
     carry.turns.push(summary);
+    // The turns' summaries: the newest MAX_TURN_SUMMARIES, this one included (`turnSeq` counts them all).
+    if (carry.turns.length > MAX_TURN_SUMMARIES) carry.turns.splice(0, carry.turns.length - MAX_TURN_SUMMARIES);
     let result: TurnResult;
     // The grants this turn starts with: its result repeats them, but the session has the last word on
     // those (one may be revoked before the session sees the turn end), so only new grants are merged.
@@ -227,8 +229,6 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     if (result.status === 'completed') {
       carry.conversation.push({ role: 'user', content: text }, { role: 'assistant', content: result.output });
     }
-    // The turns' summaries: the newest MAX_TURN_SUMMARIES (`turnSeq` counts them all).
-    if (carry.turns.length > MAX_TURN_SUMMARIES) carry.turns.splice(0, carry.turns.length - MAX_TURN_SUMMARIES);
     current = undefined;
     turnsThisRun += 1;
 
