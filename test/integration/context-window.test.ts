@@ -45,7 +45,12 @@ async function session(agent: string, turns: number, id: string) {
     const result = await h.tiller.result(turnId);
     if (result.status !== 'completed') throw new Error(`turn ${i} ended ${result.status}: ${result.error}`);
   }
-  return { sessionId, state: await h.tiller.sessionState(sessionId) };
+  // The turn's result can reach us a moment before the session has taken it in: wait until it is idle.
+  for (let polls = 0; ; polls++) {
+    const state = await h.tiller.sessionState(sessionId);
+    if (state.status === 'idle' || polls >= 200) return { sessionId, state };
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 test('without a context window the session fails once its conversation outgrows the model', async () => {
