@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../contract';
+import { stopChild } from './stop-child';
 
 /**
  * Dynamic config Tiller gives every dev server it starts (`tiller dev`, the tests, the bench; the
@@ -186,14 +187,7 @@ async function startOnce(opts: DevServerOptions): Promise<DevServer> {
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  const stop = async () => {
-    if (exited !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await gone;
-    clearTimeout(timer);
-  };
+  const stop = () => stopChild(child);
   return {
     address,
     namespace,

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './dev-server';
+import { stopChild } from './stop-child';
 
 export interface LlamaServer {
   /** The OpenAI-compatible base URL, `http://127.0.0.1:<port>/v1`. */
@@ -124,14 +125,7 @@ export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaS
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  const stop = async () => {
-    if (exited !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await gone;
-    clearTimeout(timer);
-  };
+  const stop = () => stopChild(child);
   try {
     return { url: `${base}/v1`, model: await modelName(base), process: child, stop };
   } catch (err) {
