@@ -28,12 +28,17 @@ export {
   type HandoffDefinition,
   type HandoffEntry,
 } from './agents/handoffs';
-export type {
-  GuardrailContext,
-  GuardrailDefinition,
-  GuardrailVerdict,
-  InputGuardrail,
-  OutputGuardrail,
+export {
+  guardrailAgent,
+  type AgentGuardrail,
+  type FunctionGuardrail,
+  type GuardrailAgentOptions,
+  type GuardrailContext,
+  type GuardrailDefinition,
+  type GuardrailVerdict,
+  type InputGuardrail,
+  type InputGuardrailMode,
+  type OutputGuardrail,
 } from './agents/guardrails';
 export { ModelSettings, chatCompletionFields, maxTokensFieldFor } from './core/model-settings';
 export type { TillerHooks, AgentStartContext, ToolEndContext, ApprovalResolvedHookContext } from './agents/hooks';

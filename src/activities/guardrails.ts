@@ -1,14 +1,16 @@
 /**
- * `runGuardrail`: one of an agent's guardrails on the turn's input or answer. Its verdict is checked
+ * `runGuardrail`: one of an agent's guardrails on the turn's input or answer — its function, or its agent's
+ * model call (./guardrail-agent.ts). Its verdict is checked
  * and bounded before it is recorded; a guardrail that throws is retried by the activity's policy and
  * then fails closed in the workflow.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentDefinition } from '../agents/define';
-import type { GuardrailDefinition } from '../agents/guardrails';
+import { checkGuardrailAgents, type GuardrailDefinition } from '../agents/guardrails';
 import { BOUNDS, clip, deeperThan } from '../core/bounds';
 import { FailureType } from '../core/failures';
-import type { GuardrailRequest, GuardrailResponse } from '../core/spec';
+import type { GuardrailRequest, GuardrailResponse, ModelResponse } from '../core/spec';
+import { askGuardrailAgent, type GuardrailAgentDeps } from './guardrail-agent';
 
 /** A guardrail's `info` as JSON is at most this many characters; more is recorded as a note saying so. */
 export const MAX_GUARDRAIL_INFO_CHARS = BOUNDS.text;
@@ -28,7 +30,12 @@ function boundedInfo(info: unknown): unknown {
   return JSON.parse(text);
 }
 
-export function createGuardrailActivities(agents: ReadonlyMap<string, AgentDefinition>) {
+/**
+ * Throws at worker start when a guardrail runs an agent that is not registered, or one with what a single
+ * model call cannot use.
+ */
+export function createGuardrailActivities(agents: ReadonlyMap<string, AgentDefinition>, model: GuardrailAgentDeps) {
+  checkGuardrailAgents([...agents.values()]);
   return {
     async runGuardrail(req: GuardrailRequest): Promise<GuardrailResponse> {
       const def = agents.get(req.agent);
@@ -44,16 +51,19 @@ export function createGuardrailActivities(agents: ReadonlyMap<string, AgentDefin
       const started = performance.now();
       // A guardrail that never settles must not hold the activity (nor the worker's shutdown) past its
       // timeout: the attempt ends when Temporal cancels it.
-      const verdict: unknown = await Promise.race([
-        guardrail.run({
-          agent: req.agent,
-          turnId: req.turnId,
-          ...(req.sessionId !== undefined && { sessionId: req.sessionId }),
-          input: req.input,
-          ...(req.output && { output: req.output }),
-        }),
-        Context.current().cancelled,
-      ]);
+      const ran: Promise<{ verdict: unknown; usage?: ModelResponse['usage'] }> =
+        guardrail.agent !== undefined
+          ? askGuardrailAgent(guardrail, req, agents, model)
+          : Promise.resolve(
+              guardrail.run({
+                agent: req.agent,
+                turnId: req.turnId,
+                ...(req.sessionId !== undefined && { sessionId: req.sessionId }),
+                input: req.input,
+                ...(req.output && { output: req.output }),
+              }),
+            ).then((verdict) => ({ verdict }));
+      const { verdict, usage } = await Promise.race([ran, Context.current().cancelled]);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const { tripwire, info } = (verdict ?? {}) as { tripwire?: unknown; info?: unknown };
       if (typeof tripwire !== 'boolean')
@@ -63,7 +73,13 @@ export function createGuardrailActivities(agents: ReadonlyMap<string, AgentDefin
           nonRetryable: true,
         });
       const bounded = boundedInfo(info);
-      return { tripwire, durationMs, ...(bounded !== undefined && { info: bounded }) };
+      return {
+        tripwire,
+        durationMs,
+        ...(bounded !== undefined && { info: bounded }),
+        ...(guardrail.agent !== undefined && { agent: guardrail.agent }),
+        ...(usage && { usage }),
+      };
     },
   };
 }

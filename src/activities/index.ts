@@ -14,7 +14,7 @@ import { createAgentActivities, type AgentActivityDeps } from './agents';
 import { createGuardrailActivities } from './guardrails';
 import { createHandoffActivities } from './handoffs';
 import { ConversationCache } from './conversation-cache';
-import { createModelActivities, type ModelEndpoint } from './model';
+import { createModelActivities, modelEndpoints, type ModelEndpoint } from './model';
 import type { ModelApi } from '../core/spec';
 import { createToolActivities } from './tools';
 
@@ -62,7 +62,13 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       ...(deps.providers && { providers: deps.providers }),
       outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),
     }),
-    ...createGuardrailActivities(agents),
+    ...createGuardrailActivities(agents, {
+      endpoints: modelEndpoints({
+        client: { client: deps.openai, ...(deps.api && { api: deps.api }) },
+        ...(deps.providers && { providers: deps.providers }),
+      }),
+      defaultModel: deps.defaultModel,
+    }),
     ...createHandoffActivities(agentDeps),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
   };

@@ -104,6 +104,9 @@ export type TurnEventBody =
       info?: unknown;
       /** It failed (threw, timed out) after its retries: counted as tripped (fail closed). */
       error?: string;
+      /** A guardrail agent: the agent that checked, and its model call (counted in the turn's usage). */
+      agent?: string;
+      usage?: Omit<Usage, 'modelCalls'>;
     }
   /** The model handed the conversation to another agent, which runs the rest of the turn. */
   | { type: 'HANDOFF'; toolCallId: string; from: string; to: string; reason?: string }

@@ -179,6 +179,9 @@ export interface GuardrailResponse {
   tripwire: boolean;
   info?: unknown;
   durationMs: number;
+  /** A guardrail agent: its name, and its model call's tokens. */
+  agent?: string;
+  usage?: ModelResponse['usage'];
 }
 
 /** The `handOff` activity's input: the turn moves from `from` to `to`. */

@@ -58,6 +58,8 @@ export interface GuardrailRun {
   durationMs?: number;
   info?: unknown;
   error?: string;
+  /** A guardrail agent: the agent that checked (its tokens are in the turn's usage). */
+  agent?: string;
 }
 
 export const DEFAULT_MAX_EVENTS = 500;
@@ -276,7 +278,7 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
       break;
     }
     case 'GUARDRAIL_RAN': {
-      const { name, kind, tripped, durationMs, info, error } = event;
+      const { name, kind, tripped, durationMs, info, error, agent, usage } = event;
       (state.guardrails ??= []).push({
         name,
         kind,
@@ -285,7 +287,9 @@ export function foldEvent(state: TurnState, event: TurnEvent): void {
         ...(durationMs !== undefined && { durationMs }),
         ...(info !== undefined && { info }),
         ...(error !== undefined && { error }),
+        ...(agent !== undefined && { agent }),
       });
+      if (usage) addUsage(state.usage, { ...usage, modelCalls: 1 });
       break;
     }
     case 'HANDOFF':

@@ -87,12 +87,14 @@ export class TurnGuardrails {
       ])
       .then(
         (verdict) => {
-          const info = verdict.info;
+          const { info, agent: by, usage } = verdict;
           recorder.record({
             ...base,
             tripped: verdict.tripwire,
             durationMs: verdict.durationMs,
             ...(info !== undefined && { info }),
+            ...(by !== undefined && { agent: by }),
+            ...(usage !== undefined && { usage }),
           });
           if (verdict.tripwire) throw tripped(g.name, kind, 'its tripwire fired');
         },

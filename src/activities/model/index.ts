@@ -57,7 +57,7 @@ const endpointOf = (e: OpenAI | ModelEndpoint): ModelEndpoint =>
   'client' in e && !('chat' in e) ? e : { client: e as OpenAI };
 
 /** One call on the wire the request and its endpoint choose. */
-function ask(endpoint: ModelEndpoint, prompt: Prompt, signal: AbortSignal, beat: (text: string) => void) {
+export function ask(endpoint: ModelEndpoint, prompt: Prompt, signal: AbortSignal, beat: (text: string) => void) {
   const api = prompt.api ?? endpoint.api ?? 'chat';
   if (api === 'responses') return respond(endpoint.client, prompt, { signal, beat, store: endpoint.store ?? false });
   return prompt.stream
@@ -82,12 +82,13 @@ function responseOf(raw: RawAnswer, prompt: Prompt, api: ModelApi) {
   } satisfies Omit<ModelResponse, 'durationMs'>;
 }
 
-export function createModelActivities({
-  client,
-  conversations = new ConversationCache(),
-  outputs = new Map(),
-  providers = new Map(),
-}: ModelActivityDeps) {
+/** The worker's endpoints by provider name, and the keys every failure is redacted of. */
+export interface ModelEndpoints {
+  endpointFor(provider: string | undefined): ModelEndpoint;
+  secrets: (string | undefined)[];
+}
+
+export function modelEndpoints({ client, providers = new Map() }: Pick<ModelActivityDeps, 'client' | 'providers'>) {
   const main = endpointOf(client);
   const named = new Map([...providers].map(([name, p]) => [name, endpointOf(p)]));
   // Every key this worker holds is redacted from every failure (an endpoint may echo any of them).
@@ -101,6 +102,16 @@ export function createModelActivities({
       nonRetryable: true,
     });
   };
+  return { endpointFor, secrets } satisfies ModelEndpoints;
+}
+
+export function createModelActivities({
+  client,
+  conversations = new ConversationCache(),
+  outputs = new Map(),
+  providers = new Map(),
+}: ModelActivityDeps) {
+  const { endpointFor, secrets } = modelEndpoints({ client, providers });
   return {
     async summarizeConversation(req: SummaryRequest): Promise<SummaryResponse> {
       const ctx = Context.current();
