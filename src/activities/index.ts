@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { TillerActivities } from '../contract';
-import type { AgentDefinition } from '../agents/define';
+import { checkAgentOptions, type AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
@@ -37,6 +37,8 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps): TillerActivities {
+  // defineAgent's checks of guardrails, handoffs and the context window, for agents built without it.
+  for (const agent of deps.agents) checkAgentOptions(agent);
   const agents = new Map(deps.agents.map((a) => [a.name, a]));
   const tools = new Map<string, ToolDefinition>(deps.tools.map((t) => [t.name, t as ToolDefinition]));
   // A sub-agent with `inherit: true` also runs its ancestors' hooks (nearest first); each hook once.

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
 import { formatZodError } from '../core/schemas';
 import { ANSWER_TOOL, type DurationLike, type GateSpec, type ModelApi } from '../core/spec';
+import { checkContextWindow } from './context-window';
 import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from './guardrails';
 import { handoffsOf, handoffToolName, type HandoffEntry } from './handoffs';
 import type { TillerHooks } from './hooks';
@@ -130,7 +131,8 @@ export interface AgentDefinition {
   /**
    * The conversation's budget in tokens: before a model call whose prompt would pass it, the oldest
    * messages are dropped (`trim`, the default) or summarised by the model (`summarize`), whole turns and
-   * tool-call pairs at a time; the system prompt and the turn's input are always kept.
+   * tool-call pairs at a time; the system prompt and the turn's input are always kept. `tokens` is a whole
+   * number from 256 to 100,000,000; any other key is refused.
    */
   contextWindow?: { tokens: number; strategy?: 'trim' | 'summarize' };
 }
@@ -164,18 +166,7 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
   if (def.output !== undefined && typeof (def.output as { safeParse?: unknown }).safeParse !== 'function')
     throw new Error(`agent ${def.name}: output must be a zod schema`);
   checkGates(def);
-  checkGuardrails(def.name, 'input', def.inputGuardrails);
-  checkGuardrails(def.name, 'output', def.outputGuardrails);
-  const handoffTools = handoffsOf(def.name, def.handoffs).map((h) => h.toolName ?? handoffToolName(h.agent));
-  const clash = handoffTools.find((t) => def.tools.includes(t) || subAgents.includes(t));
-  if (clash) throw new Error(`agent ${def.name}: handoff tool ${clash} has the name of one of its tools`);
-  const cw = def.contextWindow;
-  if (cw !== undefined) {
-    if (!Number.isInteger(cw.tokens) || cw.tokens < 256 || cw.tokens > 100_000_000)
-      throw new Error(`agent ${def.name}: contextWindow.tokens must be an integer from 256 to 100,000,000`);
-    if (cw.strategy !== undefined && cw.strategy !== 'trim' && cw.strategy !== 'summarize')
-      throw new Error(`agent ${def.name}: contextWindow.strategy must be 'trim' or 'summarize'`);
-  }
+  checkAgentOptions(def);
   if (def.api !== undefined && def.api !== 'chat' && def.api !== 'responses')
     throw new Error(`agent ${def.name}: api must be 'chat' or 'responses'`);
   if (def.onTruncated !== undefined && def.onTruncated !== 'fail' && def.onTruncated !== 'accept')
@@ -183,6 +174,20 @@ export function defineAgent(def: AgentDefinition): AgentDefinition {
   const modelSettings = checkedModelSettings(def);
   if (modelSettings) return { ...def, modelSettings };
   return def;
+}
+
+/**
+ * Throws a clear error for guardrails, handoffs or a context window the agent cannot have: `defineAgent`
+ * checks them, and the worker again at start (an agent need not be built with `defineAgent`).
+ */
+export function checkAgentOptions(def: AgentDefinition): void {
+  checkGuardrails(def.name, 'input', def.inputGuardrails);
+  checkGuardrails(def.name, 'output', def.outputGuardrails);
+  const own = [...(def.tools ?? []), ...Object.keys(def.subAgents ?? {})];
+  const handoffTools = handoffsOf(def.name, def.handoffs).map((h) => h.toolName ?? handoffToolName(h.agent));
+  const clash = handoffTools.find((t) => own.includes(t));
+  if (clash) throw new Error(`agent ${def.name}: handoff tool ${clash} has the name of one of its tools`);
+  checkContextWindow(def.name, def.contextWindow);
 }
 
 /** The agent's model settings, parsed; throws a clear error when they are invalid. */
