@@ -19,6 +19,26 @@ export function promptChars(messages: readonly ChatMessage[], tools: readonly To
   return JSON.stringify(messages).length + JSON.stringify(tools).length;
 }
 
+/**
+ * Tokens per character a calibration may say: a prompt of whitespace runs at the low end, one character
+ * a token or a few (CJK, emoji, a chat template around a short prompt) at the high end.
+ */
+export const CALIBRATION_RATIO = { min: 1 / 64, max: 4 } as const;
+
+/**
+ * The calibration if it is one a provider could have counted — positive whole numbers, at most
+ * `Number.MAX_SAFE_INTEGER`, within {@link CALIBRATION_RATIO} — else undefined (then four characters a
+ * token). It may come from outside: a turn's `contextCalibration`, a session's carried state.
+ */
+export function usableCalibration(c: unknown): Calibration | undefined {
+  if (!c || typeof c !== 'object') return undefined;
+  const { tokens, chars } = c as { tokens?: unknown; chars?: unknown };
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+  if (!count(tokens) || !count(chars)) return undefined;
+  const ratio = tokens / chars;
+  return ratio >= CALIBRATION_RATIO.min && ratio <= CALIBRATION_RATIO.max ? { tokens, chars } : undefined;
+}
+
 export function estimateTokens(chars: number, calibration?: Calibration): number {
   if (!calibration || calibration.chars <= 0 || calibration.tokens <= 0) return Math.ceil(chars / CHARS_PER_TOKEN);
   return Math.ceil((chars * calibration.tokens) / calibration.chars);

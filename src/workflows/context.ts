@@ -6,12 +6,19 @@
  * what a session must drop of its own conversation comes back in the turn's result.
  */
 import { isCancellation, patched } from '@temporalio/workflow';
-import { estimateTokens, planTrim, promptChars, summaryMessage, type Calibration } from '../core/context';
+import {
+  estimateTokens,
+  planTrim,
+  promptChars,
+  summaryMessage,
+  usableCalibration,
+  type Calibration,
+} from '../core/context';
 import type { TurnResult } from '../core/schemas';
 import type { AgentSpec, ContextWindowSpec } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { TurnConversation } from './conversation';
-import { PATCH_CONTEXT_WINDOW } from './patches';
+import { PATCH_CALIBRATION_BOUNDS, PATCH_CONTEXT_WINDOW } from './patches';
 import type { TurnRecorder } from './recorder';
 
 /** What a continued run of the turn needs to go on counting. Plain JSON. */
@@ -37,7 +44,9 @@ export class ContextWindow {
     carried?: ContextCarry,
     calibration?: Calibration,
   ) {
-    this.calibration = carried?.calibration ?? calibration;
+    const given = carried?.calibration ?? calibration;
+    // From outside (a turn's or a session's input): one no provider could have counted is not used.
+    this.calibration = given && !usableCalibration(given) && patched(PATCH_CALIBRATION_BOUNDS) ? undefined : given;
     this.dropped = carried?.dropped ?? 0;
     this.summary = carried?.summary;
   }
@@ -98,7 +107,9 @@ export class ContextWindow {
   observed(): void {
     const last = this.recorder.state.events.at(-1);
     if (last?.type !== 'MODEL_CALLED' || last.usageEstimated || last.usage.inputTokens <= 0) return;
-    this.calibration = { tokens: last.usage.inputTokens, chars: this.pendingChars };
+    const counted = { tokens: last.usage.inputTokens, chars: this.pendingChars };
+    if (!usableCalibration(counted) && patched(PATCH_CALIBRATION_BOUNDS)) return; // a server's nonsense count
+    this.calibration = counted;
   }
 
   /** The summary of the oldest `count` messages from `start`, or undefined when none could be had. */

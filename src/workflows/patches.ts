@@ -70,3 +70,11 @@ export const PATCH_GUARDRAILS = 'guardrails';
 
 /** The context window (`contextWindow`): the conversation is trimmed or summarised before a model call. */
 export const PATCH_CONTEXT_WINDOW = 'context-window';
+
+/**
+ * The context window's calibration (the provider's count of a recent prompt) is used only when it is
+ * plausible (`usableCalibration`): one carried in from outside — a turn's or a session's input — or
+ * counted by a server that reports nonsense can no longer stop all trimming or make every prompt look
+ * full. Only an implausible calibration reaches the check.
+ */
+export const PATCH_CALIBRATION_BOUNDS = 'calibration-bounds';

@@ -44,7 +44,7 @@ import {
   type AgentTurnWorkflow,
 } from '../contract';
 import { boundProgress } from '../core/subagents';
-import { summaryMessage, SUMMARY_PREFIX } from '../core/context';
+import { summaryMessage, SUMMARY_PREFIX, usableCalibration } from '../core/context';
 import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
@@ -70,6 +70,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     turnSeq: 0,
     runs: 0,
   };
+  // Carried from outside (a session started with `carried`): only a calibration a provider could have counted.
+  if (carry.calibration !== undefined && !usableCalibration(carry.calibration)) delete carry.calibration;
   let queued: { turnId: string; input: string; principal?: Principal } | undefined;
   /** Turns whose child workflow exists (or failed to start, with the reason): what `send` waits for. */
   const started: Record<string, string | true> = {};
@@ -278,7 +280,8 @@ function refused(message: string) {
  */
 function keepContext(carry: SessionCarry, context: TurnResult['context']): void {
   if (!context) return;
-  if (context.calibration) carry.calibration = context.calibration;
+  const calibration = usableCalibration(context.calibration);
+  if (calibration) carry.calibration = calibration;
   if (context.dropped === 0 && context.summary === undefined) return;
   const rest = carry.conversation.slice(Math.min(context.dropped, carry.conversation.length));
   carry.conversation =
