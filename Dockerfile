@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The Tiller image (docker-compose.yml builds it for the worker and the gateway): Node 20, the compiled
-# CLI and library, prebuilt workflow bundles (plain, and traced for OTEL_TRACES_EXPORTER), production
+# CLI and library, prebuilt workflow bundles (plain, traced for OTEL_TRACES_EXPORTER, and their twins with
+# the encoding failure converter for TILLER_ENCRYPTION_KEYS), production
 # dependencies only, running as the unprivileged `node` user.
 #
 #   docker build -t tiller .
@@ -15,9 +16,10 @@ COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src
 # Compile, bundle the workflows once (the worker then starts without webpack) with the traced twin
-# (dist/workflow-bundle.traced.js, chosen by `tiller worker` when tracing is on), drop dev dependencies.
+# (dist/workflow-bundle.traced.js, chosen by `tiller worker` when tracing is on) and the encrypting ones
+# (*.encrypted.js, chosen when TILLER_ENCRYPTION_KEYS is set), drop dev dependencies.
 RUN npm run build \
-  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js --traced \
+  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js --traced --encrypted \
   && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-slim
@@ -30,7 +32,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/dist/src ./dist/src
-COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle.traced.js ./dist/
+COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle.traced.js \
+  /app/dist/workflow-bundle.encrypted.js /app/dist/workflow-bundle.traced.encrypted.js ./dist/
 # A new named volume takes this folder's owner, so the worker can write its workspace.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node

@@ -7,17 +7,22 @@
  *   tsx scripts/build-workflow-bundle.ts <out.js> --traced   # and its twin <out>.traced.js with the
  *                                                            # OpenTelemetry workflow interceptors, which
  *                                                            # `tiller worker` runs when OTEL_TRACES_EXPORTER is set
+ *   … --encrypted                                            # and the twins <out>.encrypted.js (and
+ *                                                            # <out>.traced.encrypted.js) with the encoding failure
+ *                                                            # converter, which it runs when TILLER_ENCRYPTION_KEYS is set
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { tracedBundlePath } from '../src/cli/worker';
+import { encryptedBundlePath, tracedBundlePath } from '../src/cli/worker';
+import { ENCODED_FAILURES_PATH } from '../src/codec/encoded-failures';
 import { WORKFLOW_TRACING_MODULE } from '../src/observability/tracing';
 import { PRELOAD_MODULES, workflowsPath } from '../src/worker';
 
-async function write(out: string, workflowInterceptorModules: string[]): Promise<void> {
+async function write(out: string, workflowInterceptorModules: string[], encrypted = false): Promise<void> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
+    ...(encrypted && { failureConverterPath: ENCODED_FAILURES_PATH }),
     preloadModules: [...PRELOAD_MODULES],
     workflowInterceptorModules,
     webpackConfigHook: (config) => ({
@@ -34,9 +39,13 @@ async function write(out: string, workflowInterceptorModules: string[]): Promise
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const out = args.find((a) => !a.startsWith('--'));
-  if (!out) throw new Error('usage: tsx scripts/build-workflow-bundle.ts <out.js> [--traced]');
+  if (!out) throw new Error('usage: tsx scripts/build-workflow-bundle.ts <out.js> [--traced] [--encrypted]');
+  const traced = args.includes('--traced');
+  const encrypted = args.includes('--encrypted');
   await write(out, []);
-  if (args.includes('--traced')) await write(tracedBundlePath(out), [WORKFLOW_TRACING_MODULE]);
+  if (traced) await write(tracedBundlePath(out), [WORKFLOW_TRACING_MODULE]);
+  if (encrypted) await write(encryptedBundlePath(out), [], true);
+  if (traced && encrypted) await write(encryptedBundlePath(tracedBundlePath(out)), [WORKFLOW_TRACING_MODULE], true);
 }
 
 main().catch((err) => {

@@ -8,6 +8,7 @@ import type OpenAI from 'openai';
 import type { TillerHooks } from '../agents/hooks';
 import { openAIFromEnv } from '../activities/model';
 import { ProviderConfigError, providersFromEnv } from '../activities/providers';
+import { keysFromEnv } from '../codec/encryption';
 import { defaultModel, type TemporalSettings } from '../config';
 import { ensureSearchAttributes } from '../setup';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
@@ -36,21 +37,32 @@ export function tracedBundlePath(bundlePath: string): string {
   return bundlePath.replace(/(\.js)?$/, '.traced.js');
 }
 
+/** Where a bundle's encrypting twin lives (with the encoding failure converter): `….js` → `….encrypted.js`. */
+export function encryptedBundlePath(bundlePath: string): string {
+  return bundlePath.replace(/(\.js)?$/, '.encrypted.js');
+}
+
 /**
  * The prebuilt workflow bundle to run, if any. Tracing needs the OpenTelemetry workflow interceptors
- * inside the bundle (WORKFLOW_TRACING_MODULE): with tracing on, the traced twin that
- * `scripts/build-workflow-bundle.ts --traced` writes next to the plain one, or else none (bundle at start).
+ * inside the bundle (WORKFLOW_TRACING_MODULE), encryption the encoding failure converter
+ * (src/codec/failures.ts): the twin that `scripts/build-workflow-bundle.ts --traced --encrypted` writes
+ * next to the plain one (`.traced.js`, `.encrypted.js`, `.traced.encrypted.js`), or else none (bundle at start).
  */
 export function chooseBundle(
   bundlePath: string | undefined,
   traced: boolean,
   exists: (file: string) => boolean = fs.existsSync,
+  encrypted = false,
 ): { codePath?: string; note?: string } {
   if (!bundlePath) return {};
-  if (!traced) return { codePath: bundlePath };
-  const twin = tracedBundlePath(bundlePath);
-  if (exists(twin)) return { codePath: twin };
-  return { note: `tracing is on but ${twin} does not exist: bundling workflows with the tracing interceptors …` };
+  const traceable = traced ? tracedBundlePath(bundlePath) : bundlePath;
+  const twin = encrypted ? encryptedBundlePath(traceable) : traceable;
+  if (twin === bundlePath || exists(twin)) return { codePath: twin };
+  const why = [traced && 'tracing', encrypted && 'encryption'].filter(Boolean).join(' and ');
+  const what = [traced && 'the tracing interceptors', encrypted && 'the encoding failure converter'].filter(Boolean);
+  return {
+    note: `${why} ${traced && encrypted ? 'are' : 'is'} on but ${twin} does not exist: bundling workflows with ${what.join(' and ')} …`,
+  };
 }
 
 let runtimeInstalled = false;
@@ -148,11 +160,12 @@ export async function startCliWorker(settings: TemporalSettings, log: Log): Prom
   let tracing: Tracing | undefined;
   try {
     tracing = tracingFromEnv();
+    const encrypted = keysFromEnv().length > 0; // the worker's converter encodes failures (./codec/failures)
     const searchAttributes = await searchAttributesReady(settings, log);
     const model = await pickModel(log);
     scripted = model.scripted;
     logProviders(log);
-    const bundle = chooseBundle(process.env.TILLER_WORKFLOW_BUNDLE, !!tracing);
+    const bundle = chooseBundle(process.env.TILLER_WORKFLOW_BUNDLE, !!tracing, fs.existsSync, encrypted);
     if (bundle.note) log(bundle.note);
     else if (!bundle.codePath) log('bundling workflows …');
     if (tracing) log(`tracing: OpenTelemetry, exporter ${process.env.OTEL_TRACES_EXPORTER}`);

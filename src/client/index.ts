@@ -48,6 +48,7 @@ import {
 import { turnResultOf } from '../core/failures';
 import { formatZodError } from '../core/schemas';
 import type { ZodType } from 'zod';
+import { keylessError } from '../codec/encryption';
 
 /** What {@link TillerClient.startTurn} starts: a turn of `agent` on `input`. */
 export interface StartTurnOptions {
@@ -206,7 +207,7 @@ export class TillerClient {
       if (err instanceof WorkflowUpdateFailedError) {
         throw new DecisionRejectedError(err.cause?.message ?? err.message);
       }
-      throw err;
+      throw keylessError(err) ?? err;
     }
   }
 

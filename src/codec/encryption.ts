@@ -1,13 +1,15 @@
 /**
  * AES-256-GCM payload encryption: a Temporal `PayloadCodec` that encrypts every payload (inputs,
- * results, activity arguments, update payloads, summaries) before it leaves the process. The key id
- * travels in the payload metadata so several keys can decode while the newest encodes (rotation).
+ * results, activity arguments, update payloads, summaries, failures' messages via ./failures) before it
+ * leaves the process. The key id travels in the payload metadata so several keys can decode while the
+ * newest encodes (rotation).
  * Search attributes are not payloads and are never encrypted: keep only ids and coarse status in them.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { REFUSED_PAYLOAD_KEY } from '../core/failures';
+import { ENCODED_FAILURES_PATH } from './encoded-failures';
 import { refusedPayloadOf } from './guard';
 
 export const ENCODING = 'binary/encrypted';
@@ -126,13 +128,29 @@ export function keysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey
 /**
  * The data converter for clients, workers and the gateway alike; `undefined` when encryption is off.
  * Workers pass `{ requireEncryption: true }` unless `TILLER_ALLOW_PLAINTEXT=1` (see `AesGcmCodecOptions`).
+ * Failures' messages and stack traces go into their encoded attributes, which the codec encrypts
+ * (`./failures`); a worker bundling at start puts that converter in the bundle too.
  */
 export function dataConverterFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: AesGcmCodecOptions = {},
 ): DataConverter | undefined {
   const keys = keysFromEnv(env);
-  return keys.length ? { payloadCodecs: [new AesGcmCodec(keys, options)] } : undefined;
+  return keys.length
+    ? { payloadCodecs: [new AesGcmCodec(keys, options)], failureConverterPath: ENCODED_FAILURES_PATH }
+    : undefined;
+}
+
+/**
+ * `err` explained when it is a client without the key reading an encrypted payload or failure (the SDK
+ * says only `Unknown encoding: binary/encrypted`); undefined for any other error.
+ */
+export function keylessError(err: unknown): Error | undefined {
+  if (!(err instanceof Error) || !err.message.includes(`Unknown encoding: ${ENCODING}`)) return undefined;
+  return new Error(
+    'the answer is encrypted and this client has no key to read it (set TILLER_ENCRYPTION_KEYS as the worker does)',
+    { cause: err },
+  );
 }
 
 /** A worker's codec options from the env: encryption required when keys are set, unless explicitly allowed. */

@@ -9,6 +9,7 @@
  * - A Slack user not in the approver map decides nothing; nor does a button or modal that does not
  *   name a Tiller call. The turn is unchanged either way.
  */
+import { createHash } from 'node:crypto';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import type { Decision, RecordedDecision } from '../core/schemas';
 import type { TurnState } from '../core/state';
@@ -98,7 +99,11 @@ export class SlackInteractions {
     if (!ref) return { then: () => this.tell(where, notOurs) };
     const approver = this.opts.approvers.lookup(i.user.id);
     if (!approver) return { then: () => this.tell(where, notMapped(i.user.id)) };
-    const updateId = action.action_ts !== undefined ? `slack:${i.user.id}:${action.action_ts}` : undefined;
+    // Idempotent per click, and opaque: update ids are stored in plaintext even with the codec on.
+    const updateId =
+      action.action_ts !== undefined
+        ? `slack:${createHash('sha256').update(i.user.id).update('\0').update(action.action_ts).digest('hex').slice(0, 32)}`
+        : undefined;
     if (action.action_id === ACTION_APPROVE) {
       return { then: () => this.settle(ref, approver, { approved: true }, where, updateId) };
     }

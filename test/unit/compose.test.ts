@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { tracedBundlePath } from '../../src/cli/worker';
+import { encryptedBundlePath, tracedBundlePath } from '../../src/cli/worker';
 import { SEARCH_ATTRIBUTES } from '../../src/contract';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
 import { interpolate, readCompose } from '../../scripts/cluster/compose';
@@ -348,6 +348,10 @@ describe('Dockerfile', () => {
       .join('\n');
     expect(copies).toContain(bundle);
     expect(copies).toContain(tracedBundlePath(bundle));
+    // And their encrypting twins (the encoding failure converter), for TILLER_ENCRYPTION_KEYS.
+    expect(runs).toContain('--traced --encrypted');
+    expect(copies).toContain(encryptedBundlePath(bundle));
+    expect(copies).toContain(encryptedBundlePath(tracedBundlePath(bundle)));
     expect(of('USER').at(-1)).toBe('USER node');
   });
 
