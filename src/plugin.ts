@@ -18,25 +18,21 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { createActivities } from './activities';
-import { outputSpecOf } from './activities/agents';
-import { openAIFromEnv } from './activities/model';
-import { providerClients, providersFromEnv, type ProviderConfig } from './activities/providers';
-import { checkedModelSettings, checkGates, type AgentDefinition } from './agents/define';
-import { assistant } from './agents/assistant';
-import { handoffsOf } from './agents/handoffs';
+import type { ProviderConfig } from './activities/providers';
+import type { AgentDefinition } from './agents/define';
 import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import type { ModelApi } from './core/spec';
 import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
 import { assertBundleEncodesFailures } from './codec/encoded-failures';
 import { withPayloadGuard } from './codec/guard';
-import { defaultModel, modelApiFromEnv } from './config';
 import type { McpServerConfig } from './mcp/config';
-import { McpPool } from './mcp/pool';
+import type { McpPool } from './mcp/pool';
 import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
 import type { ToolDefinition } from './tools/define';
-import { fileTools } from './tools/files';
+import { setUpWorker } from './worker-setup';
+
+export { defaultTools } from './worker-setup';
 
 /** Tiller's workflows, to bundle (`bundleWorkflowCode({ workflowsPath, plugins: [tillerPlugin] })`). */
 export const workflowsPath = require.resolve('./workflows');
@@ -71,11 +67,6 @@ function workflowCacheBudget(option: number | undefined): number {
     throw new Error(`the workflow cache budget must be a positive number of MiB, got ${option ?? env}`);
   }
   return budget;
-}
-
-export function defaultTools(): ToolDefinition<any>[] {
-  const { readFile, deleteFile } = fileTools();
-  return [readFile, deleteFile];
 }
 
 /** {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default. */
@@ -144,36 +135,6 @@ export interface TillerPluginOptions {
   workflowCacheMiB?: number;
 }
 
-/** Agents may only name registered tools and configured MCP servers (MCP tools are checked when a turn starts). */
-function checkAgents(
-  agents: readonly AgentDefinition[],
-  tools: readonly ToolDefinition<any>[],
-  providers: ReadonlyMap<string, unknown>,
-  mcp?: McpPool,
-): void {
-  const toolNames = new Set(tools.map((t) => t.name));
-  for (const agent of agents) {
-    if (agent.provider !== undefined && !providers.has(agent.provider))
-      throw new Error(
-        `agent ${agent.name} uses model provider ${agent.provider}, which is not configured ` +
-          `(providers: ${[...providers.keys()].join(', ') || 'none'})`,
-      );
-    const names = new Set(agents.map((a) => a.name));
-    const targets = handoffsOf(agent.name, agent.handoffs).filter((h) => !names.has(h.agent));
-    if (targets.length)
-      throw new Error(
-        `agent ${agent.name} hands off to unregistered agents: ${targets.map((h) => h.agent).join(', ')}`,
-      );
-    checkedModelSettings(agent); // also for agents built without defineAgent
-    checkGates(agent);
-    outputSpecOf(agent); // an output schema with no JSON Schema fails here, not at the first turn
-    const missing = agent.tools.filter((t) => !toolNames.has(t) && !mcp?.owns(t));
-    if (missing.length) throw new Error(`agent ${agent.name} uses unregistered tools: ${missing.join(', ')}`);
-    const servers = (agent.mcp ?? []).filter((s) => !mcp?.servers.has(s));
-    if (servers.length) throw new Error(`agent ${agent.name} uses unconfigured MCP servers: ${servers.join(', ')}`);
-  }
-}
-
 /**
  * Tiller as a Temporal worker plugin: its workflows, activities, tracing interceptors, payload codec and
  * workflow cache size on a worker, and the MCP connections closed when the worker's run ends.
@@ -189,26 +150,12 @@ export class TillerPlugin extends SimplePlugin {
 
   /** Throws when an agent names a tool or MCP server that is not configured, or when the env is invalid. */
   constructor(opts: TillerPluginOptions = {}) {
-    const agents = opts.agents ?? [assistant];
-    const tools = opts.tools ?? defaultTools();
-    const mcp = opts.mcpServers?.length ? new McpPool(opts.mcpServers) : undefined;
-    const providers = providerClients(opts.providers ?? providersFromEnv() ?? {});
-    checkAgents(agents, tools, providers, mcp);
+    // Agents, tools, MCP servers and providers, resolved into activities in one place (src/worker-setup).
+    const { activities, mcp } = setUpWorker(opts);
     super({
       name: 'tiller',
       // Added to the worker's own activities.
-      activities: createActivities({
-        agents,
-        tools,
-        hooks: opts.hooks ?? [],
-        openai: opts.openai ?? openAIFromEnv(),
-        api: opts.api ?? modelApiFromEnv(),
-        providers,
-        defaultModel: opts.model ?? defaultModel(),
-        searchAttributes: opts.searchAttributes ?? true,
-        decideSignal: opts.decideSignal ?? process.env.TILLER_DECIDE_SIGNAL !== 'off',
-        ...(mcp && { mcp }),
-      }),
+      activities,
       // Closes the MCP connections (ending stdio servers' processes) however the worker's run ends.
       ...(mcp && {
         runContext: async (next: () => Promise<void>) => {
