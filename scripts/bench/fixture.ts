@@ -34,6 +34,8 @@ export const READ_STEP_TOOL = 'read_step_tool';
 export const FAST_AGENT = 'bench_fast';
 export const UNARY_FAST_AGENT = 'bench_fast_unary';
 export const GATED_FAST_AGENT = 'bench_fast_gated';
+/** Like AGENT, with what issue 26 added configured but never acting: guardrails that pass, a context window never reached, a handoff never taken. */
+export const FEATURES_AGENT = 'bench_features';
 /** The tool a plan of this agent calls for its steps. */
 export const stepToolOf = (agent: string) => (agent.startsWith('bench_fast') ? READ_STEP_TOOL : STEP_TOOL);
 export const GATED_TOOL = 'gated_tool';
@@ -163,6 +165,16 @@ export function benchAgents(): AgentDefinition[] {
       tools: [STEP_TOOL],
       maxModelCalls: 1_000_000,
       stream: false,
+    }),
+    defineAgent({
+      name: FEATURES_AGENT,
+      instructions: INSTRUCTIONS,
+      tools: [STEP_TOOL],
+      maxModelCalls: 1_000_000,
+      inputGuardrails: [{ name: 'passes', run: () => ({ tripwire: false }) }],
+      outputGuardrails: [{ name: 'passes', run: () => ({ tripwire: false }) }],
+      contextWindow: { tokens: 100_000_000 },
+      handoffs: [AGENT],
     }),
     defineAgent({
       name: GATED_AGENT,

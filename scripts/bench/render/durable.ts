@@ -15,7 +15,9 @@ export function durableSection(r: BenchResults): string[] {
     '**Tiller** with the tool as an activity, and **Tiller, fast path** (the tool read-only: a local activity). Over',
     'floor = p50 − the in-process floor’s p50. CPU per step: user + system time of the dev server process and of the',
     'bench process (worker threads and core, client, model server) during the measured turns, divided by their steps.',
-    'Slope = least-squares ms per step index, averaged over the turns.',
+    'Slope = least-squares ms per step index, averaged over the turns. A fourth loop, where run, is **Tiller with',
+    'what issue 26 added configured but never acting** (an input and an output guardrail that pass, a context window',
+    'never reached, a handoff never taken): the Tiller loop is the figure without them, this one what they cost a step.',
     '',
   );
   const durableRows: (string | number)[][] = [];
@@ -104,7 +106,9 @@ export function durableSection(r: BenchResults): string[] {
   return L;
 }
 
-/** The three loops of a durable pass, in table order. */
+const FEATURES_LOOP = 'Tiller with guardrails, a context window and a handoff (passing, unreached, untaken)';
+
+/** The loops of a durable pass, in table order. */
 function loops(d: DurableResult) {
   const tiller = {
     turns: d.turns,
@@ -117,5 +121,6 @@ function loops(d: DurableResult) {
     ['bare loop (Temporal baseline)', d.baseline],
     ['Tiller', tiller],
     ...(d.fast ? [['Tiller, fast path', d.fast] as const] : []),
+    ...(d.features ? [[FEATURES_LOOP, d.features] as const] : []),
   ] as const;
 }

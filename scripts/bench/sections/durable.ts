@@ -5,11 +5,12 @@
  * task that takes the model's answer, the tool activity, the workflow task that takes its result,
  * and the next model activity's dispatch. Three loops alternate on the same server: Tiller with the
  * tool as an activity, the Temporal baseline, and Tiller on the fast path (a read-only tool: a local
- * activity, one workflow task per step).
+ * activity, one workflow task per step); a fourth, Tiller with guardrails, a context window and a handoff
+ * configured but never acting, shows what they cost a step (the Tiller loop is the figure without them).
  */
 import { randomUUID } from 'node:crypto';
 import type { TillerClient } from '../../../src/client';
-import { AGENT, FAST_AGENT, planInput, STEP_TOOL, stepToolOf } from '../fixture';
+import { AGENT, FAST_AGENT, FEATURES_AGENT, planInput, STEP_TOOL, stepToolOf } from '../fixture';
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
 import { phasesOf, type Phases } from '../phases';
@@ -35,11 +36,25 @@ export interface DurableResult {
    */
   baseline: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
   /** The same turns on the fast path: a read-only tool (`defineTool({ readOnly: true })`), a local activity. */
-  fast?: { turns: number; stepMs: Summary; clientMsPerStep: number; slopeMsPerStep: number; cpu: CpuPerStep };
+  fast?: SideLoop;
+  /**
+   * The same turns with an input and an output guardrail that pass, a context window never reached and a
+   * handoff never taken (FEATURES_AGENT): what they cost a step when configured. Absent in runs before them.
+   */
+  features?: SideLoop;
   /** CPU per tool step of the dev server process and of the bench process (worker, client, model server). */
   cpu: CpuPerStep;
   /** Server-side phases of the last measured turn of each loop (see phases.ts). */
   phases: { tiller: Phases; baseline: Phases; fast?: Phases };
+}
+
+/** A loop that alternates with Tiller's on the same server. */
+export interface SideLoop {
+  turns: number;
+  stepMs: Summary;
+  clientMsPerStep: number;
+  slopeMsPerStep: number;
+  cpu: CpuPerStep;
 }
 
 export interface CpuPerStep {
@@ -74,6 +89,7 @@ export async function runDurable(
       await runTurnOfSteps(env, tiller, opts.warmSteps); // warm-up
       await baseline.turn(opts.warmSteps);
       await runTurnOfSteps(env, tiller, opts.warmSteps, FAST_AGENT);
+      await runTurnOfSteps(env, tiller, opts.warmSteps, FEATURES_AGENT);
       const all: number[] = [];
       const slopes: number[] = [];
       const first: number[] = [];
@@ -96,6 +112,7 @@ export async function runDurable(
       });
       const base = loop();
       const fast = loop();
+      const featured = loop();
       const record = (
         acc: ReturnType<typeof loop>,
         m: CpuPerStep & { value: { key: string; wall: number; stepTimes: number[] } },
@@ -121,6 +138,7 @@ export async function runDurable(
         if (t >= sideTurns) continue;
         record(base, await cpuOf(pid, () => baseline.turn(opts.steps)));
         record(fast, await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps, FAST_AGENT)));
+        record(featured, await cpuOf(pid, () => runTurnOfSteps(env, tiller, opts.steps, FEATURES_AGENT)));
       }
       const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
       const slope = mean(slopes);
@@ -148,6 +166,7 @@ export async function runDurable(
         lastTenthP50: round(summarize(last).p50, 3),
         baseline: side(base),
         fast: side(fast),
+        features: side(featured),
         cpu: perStep(cpu, opts.steps * opts.turns),
         phases: {
           tiller: await phasesFor(lastOurs),
