@@ -43,7 +43,7 @@ export class SearchAttributesMissing extends Error {
     super(
       `namespace ${namespace} lacks Tiller's search attributes (${missing.join(', ') || 'could not list them'}) ` +
         `and this worker could not register them: ${reason}. ` +
-        `Run \`TEMPORAL_NAMESPACE=${namespace} tiller setup\` (or on Temporal Cloud add them in the namespace ` +
+        `Run \`TEMPORAL_NAMESPACE=${namespace} npx tiller setup\` (or on Temporal Cloud add them in the namespace ` +
         `settings or with tcld), then start the worker again; pass \`searchAttributes: true\` if they are ` +
         `registered and this client may not list them, or \`searchAttributes: false\` to run without them ` +
         `(turns work, but \`tiller pending\` and the UI cannot find waiting turns).`,

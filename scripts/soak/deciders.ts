@@ -122,7 +122,7 @@ async function viaTillerCli(t: DeciderTarget, turnId: string, callId: string, ap
     ...(t.secured && { ...t.secured.env, TEMPORAL_API_KEY: t.secured.tokens[APPROVER['tiller-cli']]! }),
   };
   const { code, out } = await run(process.execPath, [TILLER_BIN, ...args], env);
-  // Exit codes (README): 0 ok, 2 decision rejected, 3 Temporal or worker unavailable.
+  // Exit codes (docs/quickstart.md): 0 ok, 2 decision rejected, 3 Temporal or worker unavailable.
   if (code === 0) return { outcome: 'acknowledged', message: out, approver: APPROVER['tiller-cli'] };
   if (code === 2) return { outcome: 'refused', message: out };
   return { outcome: 'transient', message: `exit ${code}: ${out.slice(-300)}` };

@@ -59,7 +59,9 @@ export function runCommand(
       turnId = (await tiller.startTurn({ agent, input, ...(opts.turnId && { turnId: opts.turnId }) })).workflowId;
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new CliError(`a turn with id ${opts.turnId} already exists: see it with \`tiller state ${opts.turnId}\``);
+        throw new CliError(
+          `a turn with id ${opts.turnId} already exists: see it with \`npx tiller state ${opts.turnId}\``,
+        );
       }
       throw e;
     }
@@ -70,7 +72,7 @@ export function runCommand(
     } catch (e) {
       if (e instanceof CliError) {
         throw new CliError(
-          `${e.message}\nturn ${turnId} runs once one polls; see it with \`tiller state ${turnId}\``,
+          `${e.message}\nturn ${turnId} runs once one polls; see it with \`npx tiller state ${turnId}\``,
           e.exitCode,
         );
       }
@@ -132,7 +134,7 @@ export function pendingCommand(settings: TemporalSettings, opts: { agent?: strin
     } catch (e) {
       if (/TillerStatus|TillerAgent|search attribute/i.test((e as Error).message)) {
         throw new CliError(
-          `the Tiller search attributes are missing on namespace ${settings.namespace}: run \`tiller setup\` (${(e as Error).message})`,
+          `the Tiller search attributes are missing on namespace ${settings.namespace}: run \`npx tiller setup\` (${(e as Error).message})`,
         );
       }
       throw e;

@@ -184,5 +184,5 @@ export function formatPending(turns: PendingTurn[], now = Date.now()): string[] 
       .map((c, i) => c.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line), '', 'see ids and arguments with `tiller state <turn>`'];
+  return [line(header), ...rows.map(line), '', 'see ids and arguments with `npx tiller state <turn>`'];
 }

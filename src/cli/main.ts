@@ -86,7 +86,7 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .command('approve')
     .description('approve a pending tool call')
     .argument('<turn>', 'turn (workflow) id')
-    .argument('<id>', 'tool call id (see `tiller state <turn>`)')
+    .argument('<id>', 'tool call id (see `npx tiller state <turn>`)')
     .addOption(
       new Option('--scope <scope>', 'once, or trust the tool for the turn/session')
         .choices(['once', 'turn', 'session'])
@@ -110,7 +110,7 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .command('deny')
     .description('deny a pending tool call (the model sees the reason)')
     .argument('<turn>', 'turn (workflow) id')
-    .argument('<id>', 'tool call id (see `tiller state <turn>`)')
+    .argument('<id>', 'tool call id (see `npx tiller state <turn>`)')
     .option('--reason <text>', 'why; this is what the model sees')
     .addOption(as())
     .action(async (turn: string, id: string, o: { as: string; reason?: string }) =>

@@ -59,7 +59,7 @@ export async function replayCommand(
   opts: ReplayCommandOptions,
 ): Promise<number> {
   if (!workflowIds.length && !opts.query) {
-    throw new CliError('give turn or session ids, or --query (see `tiller replay --help`)');
+    throw new CliError('give turn or session ids, or --query (see `npx tiller replay --help`)');
   }
   let bundle: string | undefined;
   if (opts.bundle) {

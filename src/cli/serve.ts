@@ -31,7 +31,8 @@ async function readStdin(): Promise<string> {
 export async function serveCommand(settings: TemporalSettings, opts: ServeOptions): Promise<number> {
   if (opts.hashToken) {
     const token = await readStdin();
-    if (!token) throw new CliError('pipe the token on stdin, e.g. `printf %s "$TOKEN" | tiller serve --hash-token`');
+    if (!token)
+      throw new CliError('pipe the token on stdin, e.g. `printf %s "$TOKEN" | npx tiller serve --hash-token`');
     process.stdout.write(`${hashToken(token)}\n`);
     return EXIT.ok;
   }

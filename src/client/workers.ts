@@ -26,7 +26,7 @@ export async function hasWorker(client: Client, taskQueue: string): Promise<bool
 }
 
 export const noWorkerMessage = (taskQueue: string) =>
-  `no worker is polling task queue ${taskQueue}: start one with \`tiller worker\``;
+  `no worker is polling task queue ${taskQueue}: start one with \`npx tiller worker\``;
 
 /** What the server's visibility says of a turn: no worker needed. */
 export interface TurnVisibility {

@@ -59,7 +59,7 @@ export function sessionDetails(sessionId: string, agent: string): string {
   return [
     `**Tiller session** \`${sessionId}\` · agent **${agent}**`,
     '',
-    `- next input: \`tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
+    `- next input: \`npx tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
     `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
     `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
   ].join('\n');

@@ -125,7 +125,7 @@ export function pendingMessage(
       ],
     });
   } else {
-    blocks.push(context(['The ids are too long for buttons: decide with `tiller approve` or `tiller deny`.']));
+    blocks.push(context(['The ids are too long for buttons: decide with `npx tiller approve` or `npx tiller deny`.']));
   }
   const subject = answer !== undefined ? `the answer of ${call.agent}` : `${call.tool} (${call.agent})`;
   return { text: fitEscaped(`${title}: ${subject}`, LIMITS.fallbackText), blocks };

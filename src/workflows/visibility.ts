@@ -86,8 +86,8 @@ export function renderDetails(state: TurnState): string {
       ...(p.escalatesTo ? [`- escalates to: ${p.escalatesTo.join(', ')}`] : []),
       ...(p.reminders ? [`- reminders sent: ${p.reminders}`] : []),
       ...(p.preview !== undefined ? ['- preview:', '```', p.preview, '```'] : []),
-      `- approve: \`tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
-      `- deny: \`tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
+      `- approve: \`npx tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
+      `- deny: \`npx tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
     );
   }
   for (const child of Object.values(state.children ?? {})) {
@@ -96,7 +96,7 @@ export function renderDetails(state: TurnState): string {
       '',
       `### Sub-agent \`${child.tool}\` (${child.agent}) waits for approval`,
       `- its turn: \`${child.turnId}\` — decide there: ${child.pendingApprovals
-        .map((p) => `\`tiller approve ${child.turnId} ${p.id}\` (${p.tool})`)
+        .map((p) => `\`npx tiller approve ${child.turnId} ${p.id}\` (${p.tool})`)
         .join(', ')}`,
     );
   }

@@ -166,7 +166,7 @@ test('no worker: state and decisions answer 503 at once, naming the task queue, 
   const elapsed = Date.now() - t0;
   expect(res.status).toBe(503);
   const body = (await res.json()) as { error: string; turn: Record<string, unknown> };
-  expect(body.error).toBe(`no worker is polling task queue ${queue}: start one with \`tiller worker\``);
+  expect(body.error).toBe(`no worker is polling task queue ${queue}: start one with \`npx tiller worker\``);
   expect(body.turn).toMatchObject({ workflowStatus: 'running', taskQueue: queue, pendingTools: [] });
   expect(elapsed).toBeLessThan(10_000);
 

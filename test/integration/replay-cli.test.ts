@@ -203,5 +203,5 @@ test('tiller replay exits 1 with a NONDETERMINISM line per workflow against the 
 test('tiller replay without ids or --query is a usage error', async () => {
   const r = await tiller(['replay']);
   expect(r.code).toBe(1);
-  expect(r.stderr.trim()).toBe('give turn or session ids, or --query (see `tiller replay --help`)');
+  expect(r.stderr.trim()).toBe('give turn or session ids, or --query (see `npx tiller replay --help`)');
 });

@@ -91,7 +91,7 @@ test('where the server refuses to register them, createWorker refuses to start a
   const message = (refused as Error).message;
   expect(message).toContain(`namespace ${namespace} lacks Tiller's search attributes`);
   expect(message).toContain('TillerPendingTools');
-  expect(message).toContain(`TEMPORAL_NAMESPACE=${namespace} tiller setup`);
+  expect(message).toContain(`TEMPORAL_NAMESPACE=${namespace} npx tiller setup`);
   expect(message).toContain('searchAttributes: false');
   expect(await customAttributes(namespace)).not.toContain('TillerPendingTools');
 

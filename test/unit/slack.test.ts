@@ -269,7 +269,7 @@ describe('Block Kit messages stay within Slack limits and escape what they quote
     );
     expect(checkBlocks(long.blocks, 'message')).toBeUndefined();
     expect(long.blocks.some((b) => b.type === 'actions')).toBe(false);
-    expect(JSON.stringify(long.blocks)).toContain('decide with `tiller approve`');
+    expect(JSON.stringify(long.blocks)).toContain('decide with `npx tiller approve`');
   });
 
   test('the deny modal is a valid view; metadata that does not fit drops the response URL, then the modal', () => {
