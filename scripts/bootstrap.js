@@ -37,10 +37,44 @@ function installDeps(quiet) {
   if (!quiet) process.stderr.write('[bootstrap] npm dependencies installed\n');
 }
 
+/**
+ * Whether `version` (e.g. `20.19.2`) is in an engines range made of `^X.Y.Z` and `>=X[.Y[.Z]]` clauses
+ * joined by `||` (package.json's form; no semver package before `npm ci`). An unreadable clause allows.
+ */
+function nodeSupported(range, version) {
+  const parse = (v) =>
+    v
+      .replace(/^v/, '')
+      .split('.')
+      .map((n) => Number(n) || 0);
+  const [major, minor, patch] = parse(version);
+  const atLeast = ([a, b = 0, c = 0]) => (major !== a ? major > a : minor !== b ? minor > b : patch >= c);
+  return range.split('||').some((clause) => {
+    const c = clause.trim();
+    if (c.startsWith('^')) {
+      const min = parse(c.slice(1));
+      return major === min[0] && atLeast(min);
+    }
+    if (c.startsWith('>=')) return atLeast(parse(c.slice(2).trim()));
+    return true;
+  });
+}
+
+/** Refuses, saying why, to run on a Node older than package.json's `engines` (what the dependencies need). */
+function checkNode() {
+  const range = require(path.join(ROOT, 'package.json')).engines?.node;
+  if (!range || nodeSupported(range, process.versions.node)) return;
+  throw new Error(
+    `Tiller needs Node ${range} (package.json engines: what its dependencies declare); this is Node ` +
+      `${process.versions.node}. Install a supported Node (e.g. \`nvm install 22\`) and run the command again`,
+  );
+}
+
 function main() {
   const quiet = process.argv.includes('--quiet');
   const needTestServer = !process.argv.includes('--cli-only');
   try {
+    checkNode();
     installDeps(quiet);
     const { ensureTemporal } = require('./ensure-temporal.js');
     const { cli, testServer } = ensureTemporal({ quiet, needTestServer });
@@ -57,4 +91,6 @@ function main() {
   }
 }
 
-main();
+if (require.main === module) main();
+
+module.exports = { nodeSupported };
