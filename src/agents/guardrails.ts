@@ -86,6 +86,7 @@ export interface GuardrailAgentOptions extends InputGuardrailMode {
   /** The guardrail's name (default: the agent's). */
   name?: string;
   timeout?: DurationLike;
+  /** The verdict from the agent's parsed answer; see {@link AgentGuardrail.tripwireOf}. */
   tripwireOf?: (output: unknown) => GuardrailVerdict | Promise<GuardrailVerdict>;
 }
 
