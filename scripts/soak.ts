@@ -17,7 +17,7 @@ import { APPROVER, ROOT, type DeciderTarget } from './soak/deciders';
 import { startLedger } from './soak/ledger';
 import { startSoakModel } from './soak/model';
 import { parseOptions } from './soak/options';
-import { renderMarkdown } from './soak/render';
+import { keptSections, renderMarkdown } from './soak/render';
 import { buildResults, failed } from './soak/results';
 import { runSoak } from './soak/run';
 import { openTarget } from './soak/targets';
@@ -105,7 +105,9 @@ async function main(): Promise<number> {
     const verdict = judge(all, ledger.effects, ledger.attempts.length);
     const results = buildResults(machine, opts, run, verdict, cluster.description);
     await write(opts.outDir, 'reliability-results.json', JSON.stringify(results), 'json');
-    await write(opts.outDir, 'RELIABILITY.md', renderMarkdown(results), 'markdown');
+    const previous = path.join(opts.outDir, 'RELIABILITY.md');
+    const kept = keptSections(fs.existsSync(previous) ? fs.readFileSync(previous, 'utf8') : undefined);
+    await write(opts.outDir, 'RELIABILITY.md', renderMarkdown(results) + kept, 'markdown');
     log(`wrote ${path.relative(process.cwd(), opts.outDir) || '.'}/RELIABILITY.md and reliability-results.json`);
     const z = results.zeros;
     log(

@@ -73,3 +73,12 @@ export function renderMarkdown(r: ReliabilityResults): string {
   if (v.problems.length) lines.push('## Problems', '', ...v.problems.map((p) => `- ${p}`), '');
   return lines.join('\n');
 }
+
+/**
+ * Sections of RELIABILITY.md measured by other runs (the rate-limit flood, issue 24), between
+ * `<!-- measured: … -->` and `<!-- /measured -->`: a soak keeps them as they are.
+ */
+export function keptSections(previous: string | undefined): string {
+  const kept = previous?.match(/<!-- measured: [^>]*-->[\s\S]*?<!-- \/measured -->/g) ?? [];
+  return kept.length ? `\n${kept.join('\n\n')}\n` : '';
+}
