@@ -51,6 +51,11 @@ async function status(): Promise<number> {
     );
     console.log(`        TEMPORAL_CONFIG_FILE=${state.security.configFile} temporal --profile reader workflow list`);
     console.log(`a token for someone: npm run cluster -- token approver alice`);
+    if (state.ui) {
+      console.log(
+        `Temporal UI: ${state.ui.url} (sign in at the stand-in provider ${state.ui.oidcUrl} with a token: npm run cluster -- token reader <you>)`,
+      );
+    }
   } else {
     console.log('INSECURE: no TLS, no authorization (up --insecure): anyone who reaches the frontend may do anything');
     console.log(`use it: TEMPORAL_ADDRESS=${state.address} npx tiller run assistant "Read notes.txt, then delete it."`);
@@ -72,8 +77,10 @@ async function main(): Promise<number> {
     .option('--no-gateway', 'do not start the gateway')
     .option('--port <port>', "the frontend's gRPC port; the others are offset from it", port, 7233)
     .option('--insecure', 'the old shape: no TLS, no authorization (anyone who reaches the frontend may do anything)')
-    .action(async (o: { workers: number; gateway: boolean; port: number; insecure?: boolean }) => {
-      await clusterUp({ workers: o.workers, gateway: o.gateway, port: o.port, insecure: o.insecure === true, log });
+    .option('--no-ui', 'do not start the Temporal UI (built once, ~1 min; it signs users in with cluster tokens)')
+    .action(async (o: { workers: number; gateway: boolean; port: number; insecure?: boolean; ui: boolean }) => {
+      const insecure = o.insecure === true;
+      await clusterUp({ workers: o.workers, gateway: o.gateway, port: o.port, insecure, ui: o.ui && !insecure, log });
       code = await status();
     });
   program

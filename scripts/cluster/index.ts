@@ -30,6 +30,7 @@ import {
   type TokenRequest,
 } from './security';
 import type { Cluster, ClusterOptions, ClusterProcess } from './types';
+import { ensureUiBinary, uiSetup, uiVersion } from './ui';
 
 export type { Cluster, ClusterOptions, ClusterProcess } from './types';
 
@@ -73,6 +74,8 @@ interface ClusterState {
   temporalCli: string;
   /** Absent on the insecure shape (`up --insecure`). */
   security?: { files: SecurityFiles; configFile: string };
+  /** The Temporal UI and its stand-in OIDC provider (`up` without `--no-ui`; ./ui.ts). */
+  ui?: { url: string; oidcUrl: string };
   processes: ProcessSpec[];
 }
 
@@ -370,6 +373,9 @@ class RunningCluster implements Cluster {
   get security() {
     return this.state.security;
   }
+  get ui() {
+    return this.state.ui;
+  }
 
   clientEnv(profile: Role): Record<string, string> {
     return clientEnv(this.state, profile);
@@ -441,6 +447,8 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   const ports = clusterPorts(frontendPort);
   const bins = ensureServerBinaries(shape.serverVersion, log);
   validateDynamicConfig(bins, shape.dynamicConfigFile);
+  if (opts.ui && opts.insecure) throw new Error("the UI signs users in with the cluster's tokens: not with --insecure");
+  const uiBinary = opts.ui ? ensureUiBinary(uiVersion(), log) : undefined;
   fs.mkdirSync(LOGS, { recursive: true });
 
   const pgState = {
@@ -507,6 +515,25 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     writeState(state);
+    if (uiBinary && files) {
+      const ui = uiSetup({
+        binary: uiBinary,
+        files,
+        clusterDir: CLUSTER_DIR,
+        logs: LOGS,
+        address,
+        namespace,
+        frontendPort,
+      });
+      state.ui = { url: ui.url, oidcUrl: ui.oidcUrl };
+      for (const spec of ui.specs) {
+        state.processes.push(spec);
+        spec.pid = await startProcess(spec);
+        writeState(state);
+        log(`${spec.name}: pid ${spec.pid}`);
+      }
+      log(`Temporal UI at ${ui.url} (sign in with a token: npm run cluster -- token reader <you>)`);
+    }
     log(`Temporal v${shape.serverVersion} at ${address}, namespace ${namespace}, task queue ${taskQueue}`);
     return cluster;
   } catch (err) {

@@ -8,10 +8,13 @@
 
 /** What a process is, for fault schedules: which ones to kill, and what recovery means. */
 export type ProcessRole =
-  'postgres' | 'frontend' | 'history' | 'matching' | 'temporal-worker' | 'tiller-worker' | 'gateway';
+  'postgres' | 'frontend' | 'history' | 'matching' | 'temporal-worker' | 'tiller-worker' | 'gateway' | 'oidc' | 'ui';
 
 export interface ClusterProcess {
-  /** Unique name: `postgres`, `frontend`, `history`, `matching`, `temporal-worker`, `worker-1`…, `gateway`. */
+  /**
+   * Unique name: `postgres`, `frontend`, `history`, `matching`, `temporal-worker`, `worker-1`…, `gateway`,
+   * and with the UI `oidc` (its stand-in identity provider) and `ui`.
+   */
   name: string;
   role: ProcessRole;
   /** Undefined while stopped. */
@@ -39,6 +42,12 @@ export interface ClusterOptions {
    * anything). Default false: mTLS everywhere and Tiller's authorizer (deploy/temporal/server).
    */
   insecure?: boolean;
+  /**
+   * Start the Temporal UI (scripts/cluster/ui.ts: ui-server built from source, signing in through a
+   * stand-in OIDC provider with the cluster's tokens). Secured shape only; default false here, on in
+   * `npm run cluster -- up` (`--no-ui` leaves it out).
+   */
+  ui?: boolean;
   /** Frontend gRPC port (default 7233; other ports are derived from it). */
   port?: number;
   /** Progress lines (default: none; the CLI prints them to stderr). */
@@ -54,6 +63,8 @@ export interface Cluster {
   taskQueue: string;
   /** The gateway's base URL and a bearer token that may start turns and decide (when the gateway runs). */
   gateway?: { url: string; token: string };
+  /** The Temporal UI's URL and its stand-in OIDC provider's (when it runs). */
+  ui?: { url: string; oidcUrl: string };
   /** The `temporal` CLI binary (for approvals from the stock CLI). */
   temporalCli: string;
   /** Whether TLS and authorization are on (false after `up --insecure`). */
