@@ -1,0 +1,1 @@
+export function renderCapacity(r: unknown): string { return "```json\n" + JSON.stringify(r, null, 1) + "\n```\n"; }
