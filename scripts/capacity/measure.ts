@@ -27,6 +27,7 @@ function minusIdle(d: Delta, idle: Delta | undefined): Delta {
     statements: off(d.statements, idle.statements),
     writeStatements: off(d.writeStatements, idle.writeStatements),
     rowsWritten: off(d.rowsWritten, idle.rowsWritten),
+    rowsDeleted: off(d.rowsDeleted, idle.rowsDeleted),
     statementWalBytes: off(d.statementWalBytes, idle.statementWalBytes),
     walBytes: off(d.walBytes, idle.walBytes),
     cpuMs,

@@ -42,12 +42,12 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
   --quick              CI's size (~3 min): one shard value, small batches, written to test-artifacts/capacity/
   --shards 4,64        numHistoryShards values, a fresh cluster and database each (quick: 4)
   --workers 1,2,3      Tiller worker processes per throughput level (default 1,2,3)
-  --tool-steps N       tool steps per throughput level and loop (default 600; quick 60)
+  --tool-steps N       tool steps per throughput level and loop (default 400; quick 60)
   --steps-per-turn N   tool steps per turn (default 10)
   --lanes N            turns in flight at once (default 24; quick 8)
   --gated N            gated steps per loop, two per turn (default 80; quick 8)
   --sessions N         sessions (default 8; quick 3), --session-turns N turns each (default 5; quick 2)
-  --paused 1000,2500   paused turns held at each point (default 1000,2500,5000; quick 50,100)
+  --paused 500,1000    paused turns held at each point (default 500,1000,2000; quick 50,100)
   --idle S             seconds of the idle window (default 10; quick 4)
   --port P             the cluster's frontend port (default 17233: clear of a cluster on 7233)
   --out DIR            where CAPACITY.md and capacity-results.json go (default: the repository root;
@@ -77,18 +77,19 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
   });
   if (values.help) return 'help';
   const q = values.quick === true;
-  const num = (v: string | undefined, full: number, quick: number) => (v === undefined ? (q ? quick : full) : Number(v));
+  const num = (v: string | undefined, full: number, quick: number) =>
+    v === undefined ? (q ? quick : full) : Number(v);
   return CapacityOptions.parse({
     quick: q,
     shards: values.shards ?? (q ? '4' : '4,64'),
     workers: values.workers ?? '1,2,3',
-    toolSteps: num(values['tool-steps'], 600, 60),
+    toolSteps: num(values['tool-steps'], 400, 60),
     stepsPerTurn: num(values['steps-per-turn'], 10, 10),
     lanes: num(values.lanes, 24, 8),
     gatedSteps: num(values.gated, 80, 8),
     sessions: num(values.sessions, 8, 3),
     sessionTurns: num(values['session-turns'], 5, 2),
-    paused: values.paused ?? (q ? '50,100' : '1000,2500,5000'),
+    paused: values.paused ?? (q ? '50,100' : '500,1000,2000'),
     idleSeconds: num(values.idle, 10, 4),
     resultBytes: num(values['result-bytes'], 200, 200),
     port: num(values.port, 17233, 17233),

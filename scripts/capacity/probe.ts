@@ -24,7 +24,10 @@ export type WriteCounts = Record<string, { calls: number; rows: number }>;
 export interface PgSnapshot {
   statements: number;
   writeStatements: number;
+  /** Rows inserted and updated. */
   rowsWritten: number;
+  /** Rows deleted: task clean-up, done in batches, so it trails the work that made the rows. */
+  rowsDeleted: number;
   /** WAL bytes the statements generated (pg_stat_statements.wal_bytes). */
   statementWalBytes: number;
   /** The WAL position, in bytes: everything written, checkpoints and vacuum included. */
@@ -61,7 +64,24 @@ function psql(pg: PgConfig, sql: string, db = 'temporal'): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       path.join(pg.bin, 'psql'),
-      ['-h', '127.0.0.1', '-p', String(pg.port), '-U', pg.user, '-d', db, '-X', '-q', '-A', '-t', '-F', '\t', '-c', sql],
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(pg.port),
+        '-U',
+        pg.user,
+        '-d',
+        db,
+        '-X',
+        '-q',
+        '-A',
+        '-t',
+        '-F',
+        '\t',
+        '-c',
+        sql,
+      ],
       { env: { ...process.env, PGPASSWORD: pg.password }, maxBuffer: 16 * 2 ** 20 },
       (err, stdout, stderr) => (err ? reject(new Error(`psql: ${stderr || err.message}`)) : resolve(stdout)),
     );
@@ -84,6 +104,7 @@ export async function pgSnapshot(pg: PgConfig): Promise<PgSnapshot> {
     statements: 0,
     writeStatements: 0,
     rowsWritten: 0,
+    rowsDeleted: 0,
     statementWalBytes: 0,
     walLsn: 0,
     dbBytes: { temporal: 0, visibility: 0 },
@@ -98,7 +119,8 @@ export async function pgSnapshot(pg: PgConfig): Promise<PgSnapshot> {
       snap.statementWalBytes += wal;
       if (a !== 'read') {
         snap.writeStatements += calls;
-        snap.rowsWritten += rows;
+        if (a === 'delete') snap.rowsDeleted += rows;
+        else snap.rowsWritten += rows;
         const key = `${a} ${table}`;
         const w = (snap.writes[key] ??= { calls: 0, rows: 0 });
         w.calls += calls;
@@ -157,6 +179,7 @@ export interface Delta {
   statements: number;
   writeStatements: number;
   rowsWritten: number;
+  rowsDeleted: number;
   statementWalBytes: number;
   walBytes: number;
   dbBytes: number;
@@ -182,6 +205,7 @@ export function delta(a: Snapshot, b: Snapshot): Delta {
     statements: b.pg.statements - a.pg.statements,
     writeStatements: b.pg.writeStatements - a.pg.writeStatements,
     rowsWritten: b.pg.rowsWritten - a.pg.rowsWritten,
+    rowsDeleted: b.pg.rowsDeleted - a.pg.rowsDeleted,
     statementWalBytes: b.pg.statementWalBytes - a.pg.statementWalBytes,
     walBytes: b.pg.walLsn - a.pg.walLsn,
     dbBytes: b.pg.dbBytes.temporal + b.pg.dbBytes.visibility - a.pg.dbBytes.temporal - a.pg.dbBytes.visibility,

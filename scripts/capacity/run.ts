@@ -75,7 +75,12 @@ export async function runShardPass(
   let tiller: TillerClient | undefined;
   try {
     const state = readState()!;
-    const pg = { bin: state.postgres.bin, port: state.postgres.port, user: state.postgres.user, password: state.postgres.password };
+    const pg = {
+      bin: state.postgres.bin,
+      port: state.postgres.port,
+      user: state.postgres.user,
+      password: state.postgres.password,
+    };
     await enableStatements(pg);
     tiller = await TillerClient.connect(temporalSettings(cluster.clientEnv('gateway')));
     const ctx: DriveContext = {
@@ -96,9 +101,17 @@ export async function runShardPass(
     };
     // Warm-up (not recorded): JIT, connections, the workers' caches.
     for (const loop of ['tiller', 'bare'] as const)
-      await runBatch(ctx, { loop, kind: 'tool', lanes: maxWorkers * 2, units: opts.stepsPerTurn * maxWorkers * 2, perTurn: opts.stepsPerTurn });
+      await runBatch(ctx, {
+        loop,
+        kind: 'tool',
+        lanes: maxWorkers * 2,
+        units: opts.stepsPerTurn * maxWorkers * 2,
+        perTurn: opts.stepsPerTurn,
+      });
     const idle = await measureIdle(ctx.probe, opts.idleSeconds);
-    log(`idle: ${(idle.statements / idle.seconds).toFixed(1)} statements/s, ${(idle.walBytes / idle.seconds / 1024).toFixed(1)} KiB WAL/s`);
+    log(
+      `idle: ${(idle.statements / idle.seconds).toFixed(1)} statements/s, ${(idle.walBytes / idle.seconds / 1024).toFixed(1)} KiB WAL/s`,
+    );
     for (const workers of [...opts.workers].sort((a, b) => a - b)) {
       await setWorkers(cluster, workers, maxWorkers);
       ctx.workers = workers;
@@ -108,9 +121,21 @@ export async function runShardPass(
     await setWorkers(cluster, maxWorkers, maxWorkers);
     ctx.workers = maxWorkers;
     for (const loop of ['tiller', 'bare'] as const)
-      await batch({ loop, kind: 'gated', lanes: Math.min(opts.lanes, opts.gatedSteps / 2), units: opts.gatedSteps, perTurn: 2 });
+      await batch({
+        loop,
+        kind: 'gated',
+        lanes: Math.min(opts.lanes, opts.gatedSteps / 2),
+        units: opts.gatedSteps,
+        perTurn: 2,
+      });
     for (const loop of ['tiller', 'bare'] as const)
-      await batch({ loop, kind: 'session', lanes: opts.sessions, units: opts.sessions * opts.sessionTurns, perTurn: opts.sessionTurns });
+      await batch({
+        loop,
+        kind: 'session',
+        lanes: opts.sessions,
+        units: opts.sessions * opts.sessionTurns,
+        perTurn: opts.sessionTurns,
+      });
     const paused = withPaused ? await runPaused(ctx, opts.paused, opts.lanes) : undefined;
     const pass: ShardPass = {
       shards,
