@@ -54,6 +54,11 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  if (opts.renderOnly) {
+    const file = path.join(opts.outDir, 'capacity-results.json');
+    await write(opts.outDir, JSON.parse(fs.readFileSync(file, 'utf8')) as CapacityResults);
+    return 0;
+  }
   const t0 = performance.now();
   const ticks = cpuTicks();
   quietRuntime();
@@ -67,7 +72,7 @@ async function main(): Promise<number> {
   const model = await startCapacityModel();
   const results: CapacityResults = {
     machine,
-    settings: { ...opts, argv: undefined },
+    settings: { ...opts, argv: undefined, renderOnly: undefined },
     cluster: '',
     passes: [],
     loadStart: load(),

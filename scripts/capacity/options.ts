@@ -33,6 +33,8 @@ export const CapacityOptions = z.object({
   /** The frontend's port; every other port of the cluster shifts with it. */
   port: z.number().int().min(1024).max(60000),
   outDir: z.string(),
+  /** Only render DIR/CAPACITY.md again from DIR/capacity-results.json. */
+  renderOnly: z.boolean(),
   argv: z.array(z.string()),
 });
 export type CapacityOptions = z.infer<typeof CapacityOptions>;
@@ -51,7 +53,8 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
   --idle S             seconds of the idle window (default 10; quick 4)
   --port P             the cluster's frontend port (default 17233: clear of a cluster on 7233)
   --out DIR            where CAPACITY.md and capacity-results.json go (default: the repository root;
-                       test-artifacts/capacity/ for --quick)`;
+                       test-artifacts/capacity/ for --quick)
+  --render-only        render DIR/CAPACITY.md again from DIR/capacity-results.json`;
 
 export function parseOptions(argv: string[]): CapacityOptions | 'help' {
   const { values } = parseArgs({
@@ -72,6 +75,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
       'result-bytes': { type: 'string' },
       port: { type: 'string' },
       out: { type: 'string' },
+      'render-only': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -94,6 +98,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
     resultBytes: num(values['result-bytes'], 200, 200),
     port: num(values.port, 17233, 17233),
     outDir: path.resolve(values.out ?? (q ? path.join(ROOT, 'test-artifacts', 'capacity') : ROOT)),
+    renderOnly: values['render-only'] === true,
     argv,
   });
 }

@@ -121,7 +121,7 @@ export function capacityModel(
       : undefined;
   lines.push({
     what: 'numHistoryShards',
-    value: `${n0(pow2)}${perShard ? ` (idle cost ${(perShard.st * pow2).toFixed(0)} statements/s, ${((perShard.cpu * pow2) / 1000).toFixed(2)} cores)` : ''}`,
+    value: `${n0(pow2)}${perShard ? ` (idle cost ${(perShard.st * pow2).toFixed(0)} statements/s${perShard.cpu > 0 ? `, ${((perShard.cpu * pow2) / 1000).toFixed(2)} cores` : ', no CPU measurable above noise'})` : ''}`,
     from: `${historyHosts} history hosts × ${ASSUME.shardsPerHistoryHostAtTarget}, rounded up to a power of two${perShard ? `; idle per shard ${perShard.st.toFixed(3)} statements/s and ${perShard.cpu.toFixed(2)} ms CPU/s (idle ${lo!.shards} vs ${hi!.shards} shards)` : ''}`,
     assumption:
       'fixed at database creation; a shard is the unit a history host owns, so enough of them lets hosts be added later',

@@ -2,7 +2,7 @@
 import { f, table } from '../bench/render/format';
 import type { BatchResult, Kind, Loop } from './batches';
 import { batchUnit, pausedFigures, type UnitCost } from './figures';
-import { ASSUME, capacityModel, TARGET } from './projection';
+import { capacityModel, TARGET } from './projection';
 import type { CapacityResults } from './results';
 import type { ShardPass } from './run';
 
@@ -221,7 +221,7 @@ function paused(pass: ShardPass, lines: string[]): void {
   );
   lines.push(
     '',
-    `Per paused turn (slope): database ${n0(fig.dbBytesPerTurn.temporal)} + ${n0(fig.dbBytesPerTurn.visibility)} bytes (temporal + visibility); history RSS ${n0(fig.rssBytesPerTurn.history ?? 0)} bytes. Paused at ${f(fig.turnsPerSecond, 1)} turns/s. The largest count is the run's time budget, not this machine's memory: at these slopes ${ASSUME.instanceCores}× more would fit in its 24 GiB many times over.`,
+    `Per paused turn (slope): database ${n0(fig.dbBytesPerTurn.temporal)} + ${n0(fig.dbBytesPerTurn.visibility)} bytes (temporal + visibility); history RSS ${n0(fig.rssBytesPerTurn.history ?? 0)} bytes. Paused at ${f(fig.turnsPerSecond, 1)} turns/s, all cores busy. The largest count is the run's time budget (${f(fig.unit.serverCpuMs + fig.unit.cpuMs.postgres + fig.unit.cpuMs.workers, 0)} ms of CPU to pause a turn, on 2 cores), not this machine's memory: waiting turns hold disk, and the history service's cache of them is bounded (history.hostLevelCacheMaxSize), as is each worker's (TILLER_WORKFLOW_CACHE_MB).`,
   );
 }
 

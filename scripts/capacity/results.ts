@@ -5,7 +5,7 @@ import type { ShardPass } from './run';
 
 export interface CapacityResults {
   machine: MachineInfo;
-  settings: Omit<CapacityOptions, 'argv'> & { argv?: undefined };
+  settings: Omit<CapacityOptions, 'argv' | 'renderOnly'> & { argv?: undefined; renderOnly?: undefined };
   /** What runs the server (the cluster's own description). */
   cluster: string;
   passes: ShardPass[];
