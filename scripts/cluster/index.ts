@@ -69,7 +69,14 @@ interface ClusterState {
   address: string;
   namespace: string;
   taskQueue: string;
-  postgres: { home: string; port: number; user: string; password: string; bin: string };
+  postgres: {
+    home: string;
+    port: number;
+    user: string;
+    password: string;
+    bin: string;
+    settings?: Record<string, string>;
+  };
   gateway?: { url: string; token: string };
   temporalCli: string;
   /** Absent on the insecure shape (`up --insecure`). */
@@ -146,10 +153,12 @@ function serverSpecs(
   frontendPort: number,
   pgPort: number,
   security: SecurityFiles | undefined,
+  historyShards: number | undefined,
 ): ProcessSpec[] {
   const ports = clusterPorts(frontendPort);
   const common: Record<string, string> = {
     ...shape.serverEnv,
+    ...(historyShards !== undefined && { NUM_HISTORY_SHARDS: String(historyShards) }),
     ...(security ? serverSecurityEnv(security) : { TILLER_AUTH: 'off' }),
     // Where the compose file's names (postgresql:5432, 0.0.0.0 inside a container) differ on one host:
     POSTGRES_SEEDS: '127.0.0.1',
@@ -457,6 +466,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     port: ports.postgres,
     user: shape.serverEnv.POSTGRES_USER || 'temporal',
     password: shape.serverEnv.POSTGRES_PWD || 'temporal',
+    ...(opts.postgresSettings && { settings: opts.postgresSettings }),
   };
   const postgres = new Postgres(pgState.bin, { ...pgState, log });
   postgres.init();
@@ -485,7 +495,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     ...(gateway && { gateway: { url: gateway.url, token: gateway.token } }),
     temporalCli: temporalCli(),
     ...(security && { security }),
-    processes: serverSpecs(shape, bins, frontendPort, pgState.port, files),
+    processes: serverSpecs(shape, bins, frontendPort, pgState.port, files, opts.historyShards),
   };
   const cluster = new RunningCluster(state, postgres);
   writeState(state);

@@ -19,6 +19,8 @@ export interface PostgresOptions {
   port: number;
   user: string;
   password: string;
+  /** Extra server settings, passed as `-c name=value`. */
+  settings?: Record<string, string>;
   log: (line: string) => void;
 }
 
@@ -156,7 +158,8 @@ export class Postgres {
   start(): void {
     const { port } = this.opts;
     const dataDir = this.dataDir;
-    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}`;
+    const extra = Object.entries(this.opts.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
+    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}${extra.join('')}`;
     const r = run(
       path.join(this.bin, 'pg_ctl'),
       ['-D', dataDir, '-l', this.logFile, '-o', options, '-w', 'start'],

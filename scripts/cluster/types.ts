@@ -50,6 +50,13 @@ export interface ClusterOptions {
   ui?: boolean;
   /** Frontend gRPC port (default 7233; other ports are derived from it). */
   port?: number;
+  /**
+   * The server's `numHistoryShards` (NUM_HISTORY_SHARDS; default the compose file's, else the server's 4).
+   * Fixed when the database is created: a database made with another count refuses to start the server.
+   */
+  historyShards?: number;
+  /** Extra PostgreSQL settings (`-c name=value`), e.g. `shared_preload_libraries: 'pg_stat_statements'`. */
+  postgresSettings?: Record<string, string>;
   /** Progress lines (default: none; the CLI prints them to stderr). */
   log?: (line: string) => void;
 }

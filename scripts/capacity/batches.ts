@@ -1,0 +1,181 @@
+/**
+ * The work the capacity run measures, on Tiller and on the bare Temporal loop side by side: tool steps
+ * (turns of S instant tool steps), gated steps (each waits for approval; a client reads the turn's
+ * summary — as an inbox does before a decision — and decides with the `decide` update), and session
+ * turns (`send` into a session, one tool step each). Each batch runs in `lanes` concurrent lanes inside
+ * one measured window; its histories are read after the window.
+ */
+import type { Client } from '@temporalio/client';
+import type { TillerClient } from '../../src/client';
+import { AGENT, callId, GATED_AGENT } from '../bench/fixture';
+import { gaps, pool, roundSummary, summarize, type Summary } from '../bench/stats';
+import { histories, type HistoryTotals } from './history';
+import { measured, type Probe } from './measure';
+import type { CapacityModel } from './model';
+import { planInput } from './model';
+import type { Delta } from './probe';
+
+export type Loop = 'tiller' | 'bare';
+export type Kind = 'tool' | 'gated' | 'session';
+
+export interface BatchResult {
+  loop: Loop;
+  kind: Kind;
+  workers: number;
+  /** Steps (tool, gated) or session turns. */
+  units: number;
+  turns: number;
+  seconds: number;
+  perSecond: number;
+  /** Time between a turn's consecutive model requests: one step (a gated one includes its decision). */
+  stepMs: Summary;
+  cost: Delta;
+  /** Of `sampledUnits` units' workflows. */
+  history: HistoryTotals;
+  sampledUnits: number;
+  /** Queries a gated batch sent to find each wait (summary / the bare loop's state). */
+  queries?: number;
+}
+
+export interface DriveContext {
+  probe: Probe;
+  tiller: TillerClient;
+  model: CapacityModel;
+  bareQueue: string;
+  /** Workers running now (for the record). */
+  workers: number;
+  log: (line: string) => void;
+}
+
+/** Histories of this many turns per batch: enough for a mean, not a window of its own. */
+const SAMPLE_TURNS = 12;
+
+let seq = 0;
+const newKey = (label: string) => `cap-${label}-${Date.now().toString(36)}-${seq++}`;
+
+const client = (ctx: DriveContext): Client => ctx.tiller.temporal;
+
+async function runTurn(ctx: DriveContext, loop: Loop, key: string, steps: number, gated: number): Promise<void> {
+  const input = planInput({ key, steps, gated });
+  if (loop === 'tiller') {
+    await ctx.tiller.startTurn({ agent: gated ? GATED_AGENT : AGENT, input, turnId: key });
+    const result = await ctx.tiller.result(key);
+    if (result.status !== 'completed') throw new Error(`turn ${key} ended ${result.status}`);
+  } else {
+    const type = gated ? 'baselineGated' : 'baselineTurn';
+    const args = gated ? [input, steps, gated] : [input, steps];
+    await client(ctx).workflow.execute(type, { taskQueue: ctx.bareQueue, workflowId: key, args });
+  }
+}
+
+/** Finds the wait (polling the turn's summary, or the bare loop's state) and decides it with the update. */
+async function decideWhenWaiting(ctx: DriveContext, loop: Loop, key: string, k: number): Promise<number> {
+  const handle = client(ctx).workflow.getHandle(key);
+  const deadline = performance.now() + 120_000;
+  for (let queries = 1; ; queries++) {
+    if (performance.now() > deadline) throw new Error(`${key}: gate ${k} was not waiting after 120 s`);
+    const waiting =
+      loop === 'tiller'
+        ? (await ctx.tiller.summary(key)).pendingApprovals.some((p) => p.id === callId(k))
+        : (await handle.query<{ waiting: number }>('state')).waiting === k;
+    if (waiting) {
+      if (loop === 'tiller') await ctx.tiller.decide(key, { id: callId(k), approved: true });
+      else await handle.executeUpdate('decide', { args: [k] });
+      return queries;
+    }
+    // The model has answered; the workflow task that starts the wait is on its way.
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export interface BatchOptions {
+  loop: Loop;
+  kind: Kind;
+  /** Turns (sessions for `session`) in flight at once. */
+  lanes: number;
+  /** Units in all. */
+  units: number;
+  /** Units per turn (tool and gated steps) or turns per session. */
+  perTurn: number;
+}
+
+export async function runBatch(ctx: DriveContext, o: BatchOptions): Promise<BatchResult> {
+  const turns = Math.max(1, Math.ceil(o.units / o.perTurn));
+  const keys = Array.from({ length: turns }, () => newKey(`${o.loop}-${o.kind}`));
+  const workflowIds = new Map<string, string[]>();
+  let queries = 0;
+  const decisions: Promise<void>[] = [];
+  const bareGates = new Map<string, number>();
+  ctx.model.onGated = (key, k) => {
+    // The bare loop's model call does not see its tools' results: its gate number is its call count.
+    const gate = o.loop === 'bare' ? (bareGates.get(key) ?? 0) : k;
+    bareGates.set(key, gate + 1);
+    if (gate >= o.perTurn) return;
+    decisions.push(
+      decideWhenWaiting(ctx, o.loop, key, gate).then(
+        (q) => void (queries += q),
+        // A turn whose decision failed would wait for ever: end it, so its lane fails with the reason.
+        (err: unknown) =>
+          client(ctx)
+            .workflow.getHandle(key)
+            .terminate(`capacity: deciding failed: ${String(err)}`)
+            .then(() => undefined),
+      ),
+    );
+  };
+  const t0 = performance.now();
+  const { cost } = await measured(ctx.probe, async () => {
+    await pool(keys, o.lanes, async (key) => {
+      if (o.kind === 'session') {
+        const ids = [key];
+        for (let i = 0; i < o.perTurn; i++) {
+          if (o.loop === 'bare') {
+            await runTurn(ctx, 'bare', `${key}-${i}`, 1, 0);
+            ids.push(`${key}-${i}`);
+            continue;
+          }
+          const { turnId } = await ctx.tiller.send(key, planInput({ key: `${key}-${i}`, steps: 1 }), { agent: AGENT });
+          const result = await ctx.tiller.result(turnId);
+          if (result.status !== 'completed') throw new Error(`session turn ${turnId} ended ${result.status}`);
+          ids.push(turnId);
+        }
+        // The bare loop has no session: its "session" is the same number of one-step turns.
+        workflowIds.set(key, o.loop === 'bare' ? ids.slice(1) : ids);
+      } else {
+        await runTurn(ctx, o.loop, key, o.kind === 'tool' ? o.perTurn : 0, o.kind === 'gated' ? o.perTurn : 0);
+        workflowIds.set(key, [key]);
+      }
+    });
+    await Promise.all(decisions);
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  ctx.model.onGated = () => undefined;
+  const stepTimes: number[] = [];
+  for (const key of keys) {
+    const ids = o.kind === 'session' ? Array.from({ length: o.perTurn }, (_, i) => `${key}-${i}`) : [key];
+    for (const id of ids) {
+      stepTimes.push(...gaps(ctx.model.requests.get(id) ?? []));
+      ctx.model.requests.delete(id);
+    }
+  }
+  const sample = keys.slice(0, SAMPLE_TURNS);
+  const history = await histories(
+    client(ctx),
+    sample.flatMap((k) => workflowIds.get(k) ?? []),
+  );
+  const units = turns * o.perTurn;
+  return {
+    loop: o.loop,
+    kind: o.kind,
+    workers: ctx.workers,
+    units,
+    turns,
+    seconds,
+    perSecond: units / seconds,
+    stepMs: roundSummary(summarize(stepTimes)),
+    cost,
+    history,
+    sampledUnits: sample.length * o.perTurn,
+    ...(o.kind === 'gated' && { queries }),
+  };
+}

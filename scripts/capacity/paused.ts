@@ -1,0 +1,78 @@
+/**
+ * Paused turns held: turns that called a gated tool and wait for a human, started in chunks up to each
+ * count, and at each count what they hold — the two databases' size, each process's resident memory —
+ * and what pausing them cost (statements, rows, WAL, CPU per service). A turn counts as paused once
+ * visibility lists it as `TillerStatus = "awaiting_approval"`.
+ */
+import { GATED_AGENT } from '../bench/fixture';
+import { pool } from '../bench/stats';
+import type { DriveContext } from './batches';
+import { measured } from './measure';
+import { planInput } from './model';
+import { snapshot, type Delta } from './probe';
+
+export interface PausedPoint {
+  turns: number;
+  dbBytes: { temporal: number; visibility: number };
+  rssBytes: Record<string, number>;
+  /** Seconds to start and pause this point's new turns. */
+  seconds: number;
+  /** What pausing this point's new turns cost (idle rate taken off). */
+  cost: Delta;
+}
+
+export interface PausedResult {
+  base: Omit<PausedPoint, 'cost' | 'seconds'>;
+  points: PausedPoint[];
+}
+
+const QUERY = 'TillerStatus = "awaiting_approval"';
+
+async function untilPaused(ctx: DriveContext, want: number): Promise<void> {
+  const deadline = performance.now() + 180_000;
+  for (;;) {
+    const { count } = await ctx.tiller.temporal.workflow.count(QUERY);
+    if (count >= want) return;
+    if (performance.now() > deadline) throw new Error(`only ${count} of ${want} turns paused after 180 s`);
+    // Visibility is written by the history service's visibility queue, after the turn's own task.
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export async function runPaused(ctx: DriveContext, counts: number[], lanes: number): Promise<PausedResult> {
+  const first = await snapshot(ctx.probe.cluster, ctx.probe.pg);
+  const base = { turns: 0, dbBytes: first.pg.dbBytes, rssBytes: first.rssBytes };
+  const points: PausedPoint[] = [];
+  const already = (await ctx.tiller.temporal.workflow.count(QUERY)).count;
+  let held = 0;
+  let n = 0;
+  for (const target of counts) {
+    const keys = Array.from({ length: target - held }, () => `cap-paused-${Date.now().toString(36)}-${n++}`);
+    const asked = new Map<string, () => void>();
+    ctx.model.onGated = (key) => asked.get(key)?.();
+    const t0 = performance.now();
+    const { cost } = await measured(ctx.probe, async () => {
+      await pool(keys, lanes, async (key) => {
+        const gated = new Promise<void>((resolve) => asked.set(key, resolve));
+        await ctx.tiller.startTurn({
+          agent: GATED_AGENT,
+          input: planInput({ key, steps: 0, gated: 1 }),
+          turnId: key,
+        });
+        await gated;
+        asked.delete(key);
+        ctx.model.requests.delete(key);
+      });
+      await untilPaused(ctx, already + target);
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    held = target;
+    const snap = await snapshot(ctx.probe.cluster, ctx.probe.pg);
+    points.push({ turns: held, dbBytes: snap.pg.dbBytes, rssBytes: snap.rssBytes, seconds, cost });
+    ctx.log(
+      `paused ${held}: database ${((snap.pg.dbBytes.temporal + snap.pg.dbBytes.visibility) / 2 ** 20).toFixed(1)} MiB, ${keys.length} paused in ${seconds.toFixed(1)} s`,
+    );
+  }
+  ctx.model.onGated = () => undefined;
+  return { base, points };
+}

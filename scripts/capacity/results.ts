@@ -1,0 +1,18 @@
+/** The shape of capacity-results.json: everything CAPACITY.md is rendered from. */
+import type { MachineInfo } from '../bench/machine';
+import type { CapacityOptions } from './options';
+import type { ShardPass } from './run';
+
+export interface CapacityResults {
+  machine: MachineInfo;
+  settings: Omit<CapacityOptions, 'argv' | 'renderOnly'> & { argv?: undefined; renderOnly?: undefined };
+  /** What runs the server (the cluster's own description). */
+  cluster: string;
+  passes: ShardPass[];
+  loadStart: [number, number, number];
+  loadEnd: [number, number, number];
+  uptimeAtEnd: string;
+  totalSeconds: number;
+  /** Whole-machine CPU over the run (all processes, from /proc/stat). */
+  cpu?: { busyPct: number; idlePct: number; stealPct: number };
+}
