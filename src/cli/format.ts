@@ -76,7 +76,7 @@ export function formatEvent(e: TurnEvent): string {
     case 'HANDOFF':
       return `⇢ handed off: ${e.from} → ${e.to}${e.reason ? ` (${e.reason})` : ''}`;
     case 'GUARDRAIL_RAN':
-      return `${e.tripped ? '✗' : '✓'} ${e.kind} guardrail ${e.name}${e.tripped ? ' tripped' : ' passed'}${e.error ? `: ${e.error}` : ''}`;
+      return `${e.tripped ? '✗' : '✓'} ${e.kind} guardrail ${e.name}${e.agent ? ` (agent ${e.agent})` : ''}${e.tripped ? ' tripped' : ' passed'}${e.error ? `: ${truncate(e.error, 200)}` : ''}`;
     case 'CONTEXT_TRIMMED':
       return `✂ context window: ${e.dropped} oldest messages ${e.strategy === 'summarize' ? 'summarised' : 'dropped'} · ~${e.tokensBefore} → ~${e.tokensAfter} tokens`;
     case 'TURN_COMPLETED':

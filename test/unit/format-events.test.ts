@@ -10,6 +10,14 @@ test('each new event has a line of its own, not the JSON fallback', () => {
       { type: 'HANDOFF', toolCallId: 'c1', from: 'triage', to: 'billing', reason: 'a refund' },
       { type: 'GUARDRAIL_RAN', name: 'no_secrets', kind: 'input', tripped: true },
       { type: 'GUARDRAIL_RAN', name: 'no_pii', kind: 'output', tripped: false, durationMs: 3 },
+      {
+        type: 'GUARDRAIL_RAN',
+        name: 'topic_check',
+        kind: 'input',
+        tripped: true,
+        agent: 'topic_judge',
+        error: `the guardrail agent's answer is not JSON: ${'x'.repeat(500)}`,
+      },
       { type: 'CONTEXT_TRIMMED', strategy: 'summarize', dropped: 12, tokensBefore: 4100, tokensAfter: 2300 },
       {
         type: 'MODEL_CALLED',
@@ -26,6 +34,7 @@ test('each new event has a line of its own, not the JSON fallback', () => {
     '⇢ handed off: triage → billing (a refund)',
     '✗ input guardrail no_secrets tripped',
     '✓ output guardrail no_pii passed',
+    `✗ input guardrail topic_check (agent topic_judge) tripped: the guardrail agent's answer is not JSON: ${'x'.repeat(157)}…`,
     '✂ context window: 12 oldest messages summarised · ~4100 → ~2300 tokens',
     '▸ model call 1 · ~20+5 tokens (estimated: the server reported none) · 12 ms · cut at the token limit',
   ]);
