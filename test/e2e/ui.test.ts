@@ -151,7 +151,7 @@ test('a person finds the waiting turn in the Temporal UI and reads what it waits
   await details.getByText('Waiting for approval:').waitFor();
   await details.getByText('delete_file', { exact: true }).waitFor();
   await details.getByText(`npx tiller approve ${waitingId} ${call.id}`, { exact: true }).waitFor();
-  await details.getByText(`tiller deny ${waitingId} ${call.id} --reason "..."`, { exact: true }).waitFor();
+  await details.getByText(`npx tiller deny ${waitingId} ${call.id} --reason "..."`, { exact: true }).waitFor();
   const shot = await screenshot(page, 'inbox-turn');
   if (process.env.TILLER_UPDATE_SCREENSHOTS === '1' || !fs.existsSync(DOCS_SCREENSHOT)) {
     fs.mkdirSync(path.dirname(DOCS_SCREENSHOT), { recursive: true });
