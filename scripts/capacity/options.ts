@@ -27,6 +27,10 @@ export const CapacityOptions = z.object({
   sessionTurns: z.number().int().positive(),
   /** Paused turns held at each point (on the first shard value). */
   paused: List,
+  /** Which loop runs first in each pair of batches (the other follows on the same warm cluster). */
+  order: z
+    .enum(['tiller,bare', 'bare,tiller'])
+    .transform((o) => o.split(',') as ['tiller' | 'bare', 'tiller' | 'bare']),
   /** Seconds of the idle window (what the cluster does with nothing running). */
   idleSeconds: z.number().positive(),
   resultBytes: z.number().int().min(0),
@@ -50,6 +54,7 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
   --gated N            gated steps per loop, two per turn (default 80; quick 8)
   --sessions N         sessions (default 8; quick 3), --session-turns N turns each (default 5; quick 2)
   --paused 500,1000    paused turns held at each point (default 500,1000,2000; quick 50,100)
+  --order bare,tiller  which loop runs first in each pair of batches (default tiller,bare)
   --idle S             seconds of the idle window (default 10; quick 4)
   --port P             the cluster's frontend port (default 17233: clear of a cluster on 7233)
   --out DIR            where CAPACITY.md and capacity-results.json go (default: the repository root;
@@ -72,6 +77,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
       'session-turns': { type: 'string' },
       paused: { type: 'string' },
       idle: { type: 'string' },
+      order: { type: 'string' },
       'result-bytes': { type: 'string' },
       port: { type: 'string' },
       out: { type: 'string' },
@@ -94,6 +100,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
     sessions: num(values.sessions, 8, 3),
     sessionTurns: num(values['session-turns'], 5, 2),
     paused: values.paused ?? (q ? '50,100' : '500,1000,2000'),
+    order: values.order ?? 'tiller,bare',
     idleSeconds: num(values.idle, 10, 4),
     resultBytes: num(values['result-bytes'], 200, 200),
     port: num(values.port, 17233, 17233),

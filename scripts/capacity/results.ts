@@ -5,7 +5,12 @@ import type { ShardPass } from './run';
 
 export interface CapacityResults {
   machine: MachineInfo;
-  settings: Omit<CapacityOptions, 'argv' | 'renderOnly'> & { argv?: undefined; renderOnly?: undefined };
+  settings: Omit<CapacityOptions, 'argv' | 'renderOnly' | 'order'> & {
+    argv?: undefined;
+    renderOnly?: undefined;
+    /** Absent in runs from before `--order` (they ran Tiller first). */
+    order?: CapacityOptions['order'];
+  };
   /** What runs the server (the cluster's own description). */
   cluster: string;
   passes: ShardPass[];

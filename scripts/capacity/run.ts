@@ -99,15 +99,20 @@ export async function runShardPass(
       );
       batches.push(r);
     };
-    // Warm-up (not recorded): JIT, connections, the workers' caches.
-    for (const loop of ['tiller', 'bare'] as const)
-      await runBatch(ctx, {
-        loop,
-        kind: 'tool',
-        lanes: maxWorkers * 2,
-        units: opts.stepsPerTurn * maxWorkers * 2,
-        perTurn: opts.stepsPerTurn,
-      });
+    // Warm-up (not recorded): JIT, connections, the workers' caches. Again after every change of the
+    // worker count: without it the first batch after the change paid for it (new pollers, turns
+    // whose sticky worker stopped), which was whichever loop ran first (a bare-first run showed it).
+    const warmUp = async () => {
+      for (const loop of opts.order)
+        await runBatch(ctx, {
+          loop,
+          kind: 'tool',
+          lanes: ctx.workers * 2,
+          units: opts.stepsPerTurn * ctx.workers * 2,
+          perTurn: opts.stepsPerTurn,
+        });
+    };
+    await warmUp();
     const idle = await measureIdle(ctx.probe, opts.idleSeconds);
     log(
       `idle: ${(idle.statements / idle.seconds).toFixed(1)} statements/s, ${(idle.walBytes / idle.seconds / 1024).toFixed(1)} KiB WAL/s`,
@@ -115,12 +120,16 @@ export async function runShardPass(
     for (const workers of [...opts.workers].sort((a, b) => a - b)) {
       await setWorkers(cluster, workers, maxWorkers);
       ctx.workers = workers;
-      for (const loop of ['tiller', 'bare'] as const)
+      await warmUp();
+      for (const loop of opts.order)
         await batch({ loop, kind: 'tool', lanes: opts.lanes, units: opts.toolSteps, perTurn: opts.stepsPerTurn });
     }
-    await setWorkers(cluster, maxWorkers, maxWorkers);
-    ctx.workers = maxWorkers;
-    for (const loop of ['tiller', 'bare'] as const)
+    if (ctx.workers !== maxWorkers) {
+      await setWorkers(cluster, maxWorkers, maxWorkers);
+      ctx.workers = maxWorkers;
+      await warmUp();
+    }
+    for (const loop of opts.order)
       await batch({
         loop,
         kind: 'gated',
@@ -128,7 +137,7 @@ export async function runShardPass(
         units: opts.gatedSteps,
         perTurn: 2,
       });
-    for (const loop of ['tiller', 'bare'] as const)
+    for (const loop of opts.order)
       await batch({
         loop,
         kind: 'session',
