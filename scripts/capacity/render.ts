@@ -104,29 +104,35 @@ function costs(pass: ShardPass, lines: string[]): UnitCost | undefined {
   return tool;
 }
 
-function versusBare(pass: ShardPass, lines: string[]): void {
+/** Tiller ÷ bare for every pass (each numHistoryShards value); the events Tiller adds from the first. */
+function versusBare(passes: ShardPass[], lines: string[]): void {
+  const pass = passes[0];
+  if (!pass) return;
   lines.push('', '## Tiller ÷ bare loop, per step', '');
   const rows: (string | number)[][] = [];
-  for (const kind of ['tool', 'gated', 'session'] as const) {
-    const [t, b] = [pick(pass, 'tiller', kind), pick(pass, 'bare', kind)];
-    if (!t || !b) continue;
-    const [ut, ub] = [batchUnit(t), batchUnit(b)];
-    rows.push([
-      LABEL[kind].tiller.replace('Tiller ', ''),
-      ratio(ut.rowsWritten, ub.rowsWritten),
-      ratio(ut.walBytes, ub.walBytes),
-      ratio(ut.historyBytes, ub.historyBytes),
-      ratio(ut.events, ub.events),
-      ratio(ut.statements, ub.statements),
-      ratio(ut.serverCpuMs + ut.cpuMs.postgres, ub.serverCpuMs + ub.cpuMs.postgres),
-      ratio(t.stepMs.p50, b.stepMs.p50),
-      ratio(b.perSecond, t.perSecond),
-    ]);
-  }
+  for (const kind of ['tool', 'gated', 'session'] as const)
+    for (const each of passes) {
+      const [t, b] = [pick(each, 'tiller', kind), pick(each, 'bare', kind)];
+      if (!t || !b) continue;
+      const [ut, ub] = [batchUnit(t), batchUnit(b)];
+      rows.push([
+        LABEL[kind].tiller.replace('Tiller ', ''),
+        each.shards,
+        ratio(ut.rowsWritten, ub.rowsWritten),
+        ratio(ut.walBytes, ub.walBytes),
+        ratio(ut.historyBytes, ub.historyBytes),
+        ratio(ut.events, ub.events),
+        ratio(ut.statements, ub.statements),
+        ratio(ut.serverCpuMs + ut.cpuMs.postgres, ub.serverCpuMs + ub.cpuMs.postgres),
+        ratio(t.stepMs.p50, b.stepMs.p50),
+        ratio(b.perSecond, t.perSecond),
+      ]);
+    }
   lines.push(
     table(
       [
         'step',
+        'shards',
         'rows written',
         'WAL bytes',
         'history bytes',
@@ -254,7 +260,7 @@ export function renderCapacity(r: CapacityResults): string {
     const t = costs(pass, lines);
     if (i === 0) {
       tool = t;
-      versusBare(pass, lines);
+      versusBare(r.passes, lines);
     }
   }
   throughput(r.passes, lines);
