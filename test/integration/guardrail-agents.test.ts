@@ -4,25 +4,13 @@
  * bounded answer; a malformed, huge or refused answer, or a `tripwireOf` that throws, fails closed with the
  * reason; an unregistered guardrail agent (or one with tools) stops the worker from starting.
  */
-import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { guardrailAgent } from '../../src/agents/guardrails';
-import { turnResultOf } from '../../src/core/failures';
 import { scriptByInstructions, type ScriptStep } from '../../src/testing/scripted-model';
-import { recordFixture } from '../support/fixtures';
-import { createHarness, type Harness } from '../support/harness';
+import { runToEnd, useHarness } from '../support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 /** A guardrail agent per hostile case: each has its own instructions, so its own route in the script. */
 const checkers = ['moderator', 'malformed', 'huge', 'refuses', 'throws', 'untyped'];
@@ -76,34 +64,18 @@ const agents = [
     ],
   }),
 ];
-const worker = () => h.worker({ agents, tools: [] });
+const withWorker = <T>(fn: () => Promise<T>) => h.withWorker(fn, { agents, tools: [] });
 const script = (routes: Record<string, ScriptStep[]>) => h.model.setScript(scriptByInstructions(routes));
 const verdict = (tripwire: boolean, reason: string): ScriptStep => ({
   json: { tripwire, reason },
   usage: { prompt_tokens: 30, completion_tokens: 10 },
 });
 
-async function run(agent: string, input: string, fixture?: string) {
-  const turnId = h.turnId(agent);
-  await h.tiller.startTurn({ agent, input, turnId });
-  const err = await h.client.workflow
-    .getHandle(turnId)
-    .result()
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  const state = await h.tiller.state(turnId);
-  if (fixture) await recordFixture(h.client, turnId, fixture);
-  const cause = err instanceof WorkflowFailedError ? (err.cause as { type?: string; message: string }) : undefined;
-  return { state, type: cause?.type, message: cause?.message, result: err ? turnResultOf(cause ?? err) : undefined };
-}
+const run = (agent: string, input: string, fixture?: string) => runToEnd(h, agent, input, fixture);
 
 test('a guardrail agent trips the turn before the model is called, with its reason and its tokens', async () => {
   script({ 'You check (moderator).': [verdict(true, 'it asks for a password')] });
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('helper', 'tell me the admin password', 'guardrail-agent-tripped');
     expect(t.type).toBe('GuardrailTripped');
     expect(t.message).toMatch(/input guardrail moderator tripped/);
@@ -141,9 +113,7 @@ test('a passing guardrail agent lets the turn answer; a failed call to it is ret
     'You help.': [{ content: 'hello!' }],
     'You help quickly.': [{ content: 'hi!' }],
   });
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('helper', 'hello');
     expect(t.state.status).toBe('completed');
     expect(t.state.output).toBe('hello!');
@@ -159,9 +129,7 @@ test('an output guardrail agent with its own schema and tripwireOf trips on the 
     'You answer carefully.': [{ content: 'The key is sk-123.' }],
     'You find leaks.': [{ json: { leaks: ['sk-123'] } }],
   });
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('careful', 'what is the key?');
     expect(t.type).toBe('GuardrailTripped');
     expect(t.result?.guardrail).toEqual({ name: 'no_leaks', kind: 'output', info: { leaks: ['sk-123'] } });
@@ -194,9 +162,7 @@ test('a guardrail agent that answers garbage, too much, refuses, or whose mappin
     throws: /tripwireOf failed: mapping broke/,
     untyped: /did not answer with its verdict: .*tripwire/,
   };
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     for (const [checker, reason] of Object.entries(expected)) {
       const t = await run(`guarded_by_${checker}`, 'anything');
       expect([checker, t.type]).toEqual([checker, 'GuardrailTripped']);

@@ -10,18 +10,9 @@ import type { TurnEvent } from '../../src/core/events';
 import { scriptByInstructions } from '../../src/testing/scripted-model';
 import { defineTool } from '../../src/tools/define';
 import { recordFixture } from '../support/fixtures';
-import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
+import { awaitingApproval, useHarness, waitForState } from '../support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 const refunds: string[] = [];
 const refund = defineTool({
@@ -63,7 +54,7 @@ const agents = [
     handoffs: [handoff({ agent: 'triage', inputFilter: () => [{ role: 'wizard', content: 1 }] as never })],
   }),
 ];
-const worker = () => h.worker({ agents, tools: [refund, lookup] });
+const withWorker = <T>(fn: () => Promise<T>) => h.withWorker(fn, { agents, tools: [refund, lookup] });
 const types = (events: TurnEvent[]) => events.map((e) => e.type);
 const call = (name: string, args: Record<string, unknown> = {}, id?: string) => ({
   toolCalls: [{ name, arguments: args, ...(id && { id }) }],
@@ -77,9 +68,7 @@ test('triage hands off to billing, which asks for approval under its own policy 
     }),
   );
   const turnId = h.turnId('handoff');
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     await h.tiller.startTurn({ agent: 'triage', input: 'refund order A-1', turnId });
     const waiting = await waitForState(h.tiller, turnId, awaitingApproval);
     expect(waiting.agent).toBe('billing');
@@ -131,9 +120,7 @@ test('a handoff loop is bounded: past the limit the model reads why and answers 
     }),
   );
   const turnId = h.turnId('loop');
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     await h.tiller.startTurn({ agent: 'triage', input: 'loop', turnId });
     const result = await h.tiller.result(turnId);
     expect(result.status).toBe('completed');
@@ -159,9 +146,7 @@ test('two handoffs in one response: the first is taken, the second refused', asy
     }),
   );
   const turnId = h.turnId('two');
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     await h.tiller.startTurn({ agent: 'triage', input: 'two', turnId });
     expect((await h.tiller.result(turnId)).output).toBe('billing here');
     const state = await h.tiller.state(turnId);
@@ -178,9 +163,7 @@ test('an input filter that returns garbage: the handoff fails, the model reads w
     }),
   );
   const turnId = h.turnId('filter');
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     await h.tiller.startTurn({ agent: 'triage', input: 'filter', turnId });
     const result = await h.tiller.result(turnId);
     expect([result.status, result.output, result.agent]).toEqual(['completed', 'support answers', 'support']);

@@ -4,27 +4,17 @@
  * verbatim by the scripted model (`garbage` steps), through a real Temporal turn.
  */
 import path from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import type { TurnEvent } from '../../src/core/events';
 import { defineTool } from '../../src/tools/define';
 import { recordFixture } from '../support/fixtures';
-import { bundle, createHarness, type Harness } from '../support/harness';
+import { bundle, runToEnd, useHarness, type Harness } from '../support/harness';
 import { withPayloadGuard } from '../../src/codec/guard';
 import { recorded } from '../support/recorded-model';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 const readFile = defineTool({
   name: 'read_file',
@@ -42,20 +32,7 @@ const replayed = (file: string) => ({ garbage: recorded(file) });
 /** Runs a turn of `agent` on the script; its events and how it ended. */
 async function turn(agent: string, script: Parameters<Harness['model']['setScript']>[0], fixture?: string) {
   h.model.setScript(script);
-  const turnId = h.turnId(agent);
-  return (await h.worker({ agents, tools: [readFile] })).runUntil(async () => {
-    await h.tiller.startTurn({ agent, input: 'Read notes.txt', turnId });
-    const failure = await h.client.workflow
-      .getHandle(turnId)
-      .result()
-      .then(
-        () => undefined,
-        (e: unknown) => (e instanceof WorkflowFailedError ? e.cause : e),
-      );
-    const state = await h.tiller.state(turnId);
-    if (fixture) await recordFixture(h.client, turnId, fixture);
-    return { state, failure: failure as { type?: string; message: string } | undefined };
-  });
+  return h.withWorker(() => runToEnd(h, agent, 'Read notes.txt', fixture), { agents, tools: [readFile] });
 }
 const types = (events: TurnEvent[]) => events.map((e) => e.type);
 const modelCalls = (events: TurnEvent[]) =>
@@ -92,13 +69,13 @@ test('usage the server did not report is estimated, marked, counted, and trips a
     '"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\\"path\\":\\"a\\"}"}}]',
   );
   const budget = await turn('budgeted', [{ garbage: noUsageCall }]);
-  expect(budget.failure?.message).toMatch(/token budget exceeded/);
+  expect(budget.message).toMatch(/token budget exceeded/);
 });
 
 test('finish_reason length fails the turn ModelTruncated, saying what to change; onTruncated: accept keeps the text', async () => {
   const cut = await turn('reader', [replayed('chat/length.sse')], 'finish-length-failed');
-  expect(cut.failure?.type).toBe('ModelTruncated');
-  expect(cut.failure?.message).toMatch(/cut at the token limit .*raise modelSettings.maxTokens/);
+  expect(cut.type).toBe('ModelTruncated');
+  expect(cut.message).toMatch(/cut at the token limit .*raise modelSettings.maxTokens/);
   expect(types(cut.state.events)).toEqual(['AGENT_STARTED', 'MODEL_CALLED', 'TURN_FAILED']);
   expect(cut.state.usage.outputTokens).toBe(8);
 
@@ -109,12 +86,12 @@ test('finish_reason length fails the turn ModelTruncated, saying what to change;
 
 test('content_filter and a refusal fail the turn ModelRefused, with the refusal in the event', async () => {
   const filtered = await turn('reader', [replayed('chat/content-filter.sse')]);
-  expect(filtered.failure?.type).toBe('ModelRefused');
-  expect(filtered.failure?.message).toMatch(/content_filter/);
+  expect(filtered.type).toBe('ModelRefused');
+  expect(filtered.message).toMatch(/content_filter/);
 
   const refused = await turn('reader', [replayed('chat/refusal.sse')]);
-  expect(refused.failure?.type).toBe('ModelRefused');
-  expect(refused.failure?.message).toMatch(/I'm sorry, I can't help with that/);
+  expect(refused.type).toBe('ModelRefused');
+  expect(refused.message).toMatch(/I'm sorry, I can't help with that/);
   expect(modelCalls(refused.state.events)[0]!.refusal).toBe("I'm sorry, I can't help with that.");
 });
 
@@ -143,12 +120,13 @@ test("a cut answer taken as the answer on code from before the patch still repla
   const v010 = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-v0.1.0.js') };
   h.model.setScript([replayed('chat/length.sse')]);
   const turnId = h.turnId('length-v010');
-  await (
-    await h.worker({ agents, tools: [readFile], workflowBundle: v010 })
-  ).runUntil(async () => {
-    await h.tiller.startTurn({ agent: 'reader', input: 'Read notes.txt', turnId });
-    expect((await h.tiller.result(turnId)).output).toBe('The three reasons are: first, the');
-  });
+  await h.withWorker(
+    async () => {
+      await h.tiller.startTurn({ agent: 'reader', input: 'Read notes.txt', turnId });
+      expect((await h.tiller.result(turnId)).output).toBe('The three reasons are: first, the');
+    },
+    { agents, tools: [readFile], workflowBundle: v010 },
+  );
   await recordFixture(h.client, turnId, 'finish-length-before-patch');
   const history = await h.client.workflow.getHandle(turnId).fetchHistory();
   await Worker.runReplayHistory({ workflowBundle: bundle(), dataConverter: withPayloadGuard() }, history, turnId);

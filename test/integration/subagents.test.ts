@@ -8,23 +8,14 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import { bundle, createHarness, waitForState, type Harness } from '../support/harness';
+import { bundle, useHarness, waitForState } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import { DecisionRejectedError } from '../../src/client';
 import { subAgentTurnId } from '../../src/core/subagents';
 import { turnProgressSignal } from '../../src/contract';
 import { scriptByInstructions, type ScriptStep } from '../../src/testing/scripted-model';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 const PLANNER = 'You plan and delegate.';
 const RESEARCHER = 'You research and tidy up files.';

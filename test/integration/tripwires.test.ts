@@ -4,21 +4,12 @@
  * the model sees anything, parallel ones beside the first call (no tool runs before they pass); one
  * that throws or hangs fails closed.
  */
-import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import { turnResultOf } from '../../src/core/failures';
 import { defineTool } from '../../src/tools/define';
-import { recordFixture } from '../support/fixtures';
-import { createHarness, scriptByInput, type Harness } from '../support/harness';
+import { runToEnd, scriptByInput, useHarness } from '../support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 const ran: string[] = [];
 const act = defineTool({
@@ -76,36 +67,14 @@ const agents = [
     ],
   }),
 ];
-const worker = () => h.worker({ agents, tools: [act] });
+const withWorker = <T>(fn: () => Promise<T>) => h.withWorker(fn, { agents, tools: [act] });
 
 /** Runs a turn to its end: its result, and the failure's type when it failed. */
-async function run(agent: string, input: string, fixture?: string) {
-  const turnId = h.turnId(agent);
-  await h.tiller.startTurn({ agent, input, turnId });
-  const err = await h.client.workflow
-    .getHandle(turnId)
-    .result()
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  const state = await h.tiller.state(turnId);
-  if (fixture) await recordFixture(h.client, turnId, fixture);
-  const cause = err instanceof WorkflowFailedError ? (err.cause as { type?: string; message: string }) : undefined;
-  return {
-    state,
-    type: cause?.type,
-    message: cause?.message,
-    result: err ? turnResultOf(err instanceof WorkflowFailedError ? err.cause : err) : undefined,
-  };
-}
+const run = (agent: string, input: string, fixture?: string) => runToEnd(h, agent, input, fixture);
 
 test('a blocking input guardrail trips before the model is called: GuardrailTripped, with what it said', async () => {
   h.model.setScript(scriptByInput({}));
-  h.model.requests.length = 0;
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('blocking', 'my password is hunter2', 'guardrail-tripped-blocking');
     expect(t.type).toBe('GuardrailTripped');
     expect(t.message).toMatch(/input guardrail no_secrets tripped/);
@@ -118,9 +87,7 @@ test('a blocking input guardrail trips before the model is called: GuardrailTrip
 
 test('a passing guardrail lets the turn run; its run is recorded', async () => {
   h.model.setScript(scriptByInput({ 'hello there': [{ content: 'hi' }] }));
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('blocking', 'hello there');
     expect(t.state.status).toBe('completed');
     expect(t.state.guardrails).toMatchObject([{ name: 'no_secrets', tripped: false }]);
@@ -130,9 +97,7 @@ test('a passing guardrail lets the turn run; its run is recorded', async () => {
 test('a parallel guardrail runs beside the first model call; no tool runs when it trips', async () => {
   h.model.setScript(scriptByInput({ 'password: act now': [{ toolCalls: [{ name: 'act', arguments: {} }] }] }));
   ran.length = 0;
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('parallel', 'password: act now');
     expect(t.type).toBe('GuardrailTripped');
   });
@@ -140,9 +105,7 @@ test('a parallel guardrail runs beside the first model call; no tool runs when i
 });
 
 test('a guardrail that throws or hangs fails closed', async () => {
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const thrown = await run('broken', 'anything');
     expect(thrown.type).toBe('GuardrailTripped');
     expect(thrown.state.guardrails?.[0]).toMatchObject({
@@ -157,9 +120,7 @@ test('a guardrail that throws or hangs fails closed', async () => {
 });
 
 test('a guardrail that returns a huge info is recorded bounded', async () => {
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('huge', 'anything');
     expect(t.result?.guardrail?.info).toBe('[1000011 characters of info]');
   });
@@ -167,9 +128,7 @@ test('a guardrail that returns a huge info is recorded bounded', async () => {
 
 test('an output guardrail trips on the answer', async () => {
   h.model.setScript(scriptByInput({ 'my number?': [{ content: 'It is 123-45-6789.' }] }));
-  await (
-    await worker()
-  ).runUntil(async () => {
+  await withWorker(async () => {
     const t = await run('answers', 'my number?');
     expect(t.type).toBe('GuardrailTripped');
     expect(t.result?.guardrail).toMatchObject({ name: 'no_pii', kind: 'output' });

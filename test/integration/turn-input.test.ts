@@ -1,17 +1,8 @@
 /** Bad turn input and odd model output get clear, defined outcomes. */
 import { WorkflowFailedError } from '@temporalio/client';
-import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
+import { useHarness, waitForState, awaitingApproval } from '../support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 async function failureOf(turnId: string): Promise<string> {
   const err = await h.client.workflow

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { createHarness, waitForState, awaitingApproval, type Harness } from '../support/harness';
+import { useHarness, waitForState, awaitingApproval } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import type { TurnState } from '../../src/core/state';
@@ -12,16 +12,7 @@ import { PATCH_CONVERSATION_BY_REFERENCE, PATCH_VALIDATE_BEFORE_APPROVAL } from 
 
 const V010 = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-v0.1.0.js') };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.model.requests.length = 0;
-});
+const h = useHarness();
 
 const touched: number[] = [];
 const touch = defineTool({
@@ -35,6 +26,7 @@ const touch = defineTool({
 });
 const gatekeeper = defineAgent({ name: 'gatekeeper', instructions: 'x', tools: ['touch'], approvals: { touch: true } });
 const options = { agents: [gatekeeper], tools: [touch] };
+const onV010 = { ...options, workflowBundle: V010 };
 
 async function markers(turnId: string): Promise<string[]> {
   const history = await h.client.workflow.getHandle(turnId).fetchHistory();
@@ -55,15 +47,11 @@ const withoutText = (state: TurnState): TurnState => ({
 test('a turn paused on 0.1.0 resumes and completes on the current code', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'v1', name: 'touch', arguments: { n: 1 } }] }, { content: 'done' }]);
   const turnId = h.turnId('versioned');
-  const before = await (
-    await h.worker({ ...options, workflowBundle: V010 })
-  ).runUntil(async () => {
+  const before = await h.withWorker(async () => {
     await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
     return waitForState(h.tiller, turnId, awaitingApproval);
-  });
-  const after = await (
-    await h.worker(options)
-  ).runUntil(async () => {
+  }, onV010);
+  const after = await h.withWorker(async () => {
     // The same facts; the current code also reports each call's text (MODEL_CALLED.text, from v0.3),
     // derived from the recorded result.
     const now = await h.tiller.state(turnId);
@@ -72,7 +60,7 @@ test('a turn paused on 0.1.0 resumes and completes on the current code', async (
     await h.tiller.approve(turnId, 'v1', { approver: 'after-deploy' });
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
     return h.tiller.state(turnId);
-  });
+  }, options);
   expect(touched).toEqual([1]);
   expect(after.toolCalls[0]).toMatchObject({ status: 'succeeded', decision: { approver: 'after-deploy' } });
   expect(await markers(turnId)).toEqual([]); // the old path, as recorded: no patch marker
@@ -81,13 +69,11 @@ test('a turn paused on 0.1.0 resumes and completes on the current code', async (
 test('the same call on the current code is validated before a human is asked (behind the patch)', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'v2', name: 'touch', arguments: { n: 'one' } }] }, { content: 'fixed' }]);
   const turnId = h.turnId('patched');
-  const state = await (
-    await h.worker(options)
-  ).runUntil(async () => {
+  const state = await h.withWorker(async () => {
     await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
     await h.tiller.result(turnId);
     return h.tiller.state(turnId);
-  });
+  }, options);
   expect(state.events.map((e) => e.type)).not.toContain('APPROVAL_REQUESTED');
   expect(state.toolCalls[0]).toMatchObject({
     status: 'failed',
@@ -107,13 +93,11 @@ test('the same call on the current code is validated before a human is asked (be
 test('on 0.1.0 the same invalid call would have reached a human (the change is real)', async () => {
   h.model.setScript([{ toolCalls: [{ id: 'v3', name: 'touch', arguments: { n: 'one' } }] }, { content: 'x' }]);
   const turnId = h.turnId('old-path');
-  await (
-    await h.worker({ ...options, workflowBundle: V010 })
-  ).runUntil(async () => {
+  await h.withWorker(async () => {
     await h.tiller.startTurn({ agent: 'gatekeeper', input: 'go', turnId });
     const paused = await waitForState(h.tiller, turnId, awaitingApproval);
     expect(paused.pendingApprovals.map((p) => p.id)).toEqual(['v3']);
     await h.tiller.deny(turnId, 'v3');
     await h.tiller.result(turnId);
-  });
+  }, onV010);
 });

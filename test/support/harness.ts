@@ -6,10 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
+import { turnResultOf } from '../../src/core/failures';
+import type { TurnResult } from '../../src/core/schemas';
 import type { TurnState } from '../../src/core/state';
 import {
   startScriptedModel,
@@ -20,6 +22,7 @@ import {
 } from '../../src/testing/scripted-model';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { fileTools } from '../../src/tools/files';
+import { recordFixture } from './fixtures';
 
 let runtimeInstalled = false;
 export function quietRuntime(): void {
@@ -103,6 +106,69 @@ export async function createHarness(modelOpts: ScriptedModelOptions = {}): Promi
       await native.close();
       fs.rmSync(workspace, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The file's harness, with the hooks every file that shares one writes: created before the file's tests,
+ * closed after them, and the scripted model's recorded requests cleared before each test (unless
+ * `resetRequests: false`). What it returns reads through to that harness, so a file writes
+ * `const h = useHarness();` at its top and uses `h` in its hooks and tests (not at module level: the
+ * harness exists from `beforeAll` on).
+ */
+export function useHarness(modelOpts: ScriptedModelOptions = {}, { resetRequests = true } = {}): Harness {
+  let current: Harness | undefined;
+  beforeAll(async () => {
+    current = await createHarness(modelOpts);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  if (resetRequests) {
+    beforeEach(() => {
+      current!.model.requests.length = 0;
+    });
+  }
+  return new Proxy({} as Harness, {
+    get(_, key) {
+      if (!current) throw new Error(`the harness is not up: h.${String(key)} is read before beforeAll created it`);
+      return Reflect.get(current, key);
+    },
+  });
+}
+
+/** How a turn ended: its state and, when it failed, the failure's type and message and the result it carries. */
+export interface TurnEnd {
+  turnId: string;
+  state: TurnState;
+  type?: string;
+  message?: string;
+  result?: TurnResult;
+}
+
+/**
+ * Starts a turn of `agent` on `input` and waits for its end (a worker must be polling); with `fixture`,
+ * records its history under that name (test/support/fixtures.ts).
+ */
+export async function runToEnd(h: Harness, agent: string, input: string, fixture?: string): Promise<TurnEnd> {
+  const turnId = h.turnId(agent);
+  await h.tiller.startTurn({ agent, input, turnId });
+  const err = await h.client.workflow
+    .getHandle(turnId)
+    .result()
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  const state = await h.tiller.state(turnId);
+  if (fixture) await recordFixture(h.client, turnId, fixture);
+  const cause = err instanceof WorkflowFailedError ? (err.cause as { type?: string; message: string }) : undefined;
+  return {
+    turnId,
+    state,
+    type: cause?.type,
+    message: cause?.message,
+    result: err ? turnResultOf(cause ?? err) : undefined,
   };
 }
 
