@@ -8,39 +8,13 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { importPKCS8, SignJWT, generateKeyPair } from 'jose';
-import { TillerClient } from '../../src/client';
 import { temporalSettings } from '../../src/config';
 import type { TurnEvent } from '../../src/core/events';
-import { attachCluster, CLUSTER_DIR } from '../../scripts/cluster/index';
+import { CLUSTER_DIR } from '../../scripts/cluster/index';
 import { issueClientCertificate, securityFiles } from '../../scripts/cluster/security';
-import type { Cluster } from '../../scripts/cluster/types';
+import { expiredToken, forgedToken, PERMISSION_DENIED, useSecuredCluster } from './support';
 
-const PERMISSION_DENIED = 7;
-let cluster: Cluster;
-const clients: TillerClient[] = [];
-
-beforeAll(() => {
-  const found = attachCluster();
-  if (!found) throw new Error('no cluster is up: run `npm run cluster -- up` first (this suite runs on it)');
-  if (!found.secured) throw new Error('the cluster is up --insecure: this suite needs the secured shape');
-  cluster = found;
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-});
-
-async function connect(profile: Parameters<Cluster['clientEnv']>[0], apiKey?: string): Promise<TillerClient> {
-  const env = { ...cluster.clientEnv(profile), ...(apiKey !== undefined && { TEMPORAL_API_KEY: apiKey }) };
-  const client = await TillerClient.connect(temporalSettings(env));
-  clients.push(client);
-  return client;
-}
-
-async function as(role: 'approver' | 'reader' | 'admin' | 'gateway' | 'worker', subject: string, groups?: string[]) {
-  return connect(role, await cluster.token({ role, subject, ...(groups && { groups }) }));
-}
+const { cluster, connect, as, waitingTurn } = useSecuredCluster();
 
 /** A plain error's gRPC code: PermissionDenied is 7. */
 async function codeOf(p: Promise<unknown>): Promise<number | string> {
@@ -50,26 +24,6 @@ async function codeOf(p: Promise<unknown>): Promise<number | string> {
   } catch (err) {
     const e = err as { code?: number; cause?: { code?: number } };
     return e.code ?? e.cause?.code ?? String(err);
-  }
-}
-
-/** A turn of the demo agent, started through the gateway's profile, waiting at its `delete_file`. */
-async function waitingTurn(startedBy?: string): Promise<{ turnId: string; callId: string }> {
-  const gateway = await connect('gateway');
-  const turnId = `sec-${randomUUID()}`;
-  await gateway.startTurn({
-    agent: 'assistant',
-    input: 'Read notes.txt, then delete it.',
-    turnId,
-    ...(startedBy && { startedBy }),
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const summary = await gateway.summary(turnId).catch(() => undefined);
-    const pending = summary?.pendingApprovals[0];
-    if (pending) return { turnId, callId: pending.id };
-    if (Date.now() > deadline) throw new Error(`turn ${turnId} never waited for a decision`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -135,25 +89,11 @@ describe('the door: mTLS and a token', () => {
   });
 
   test('a token signed by another key, an expired token and a token for another namespace are refused', async () => {
-    const { privateKey } = await generateKeyPair('EdDSA');
-    const forged = await new SignJWT({ tiller_role: 'admin', tiller_namespace: cluster.namespace })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('tiller-cluster')
-      .setSubject('mallory')
-      .setExpirationTime('1h')
-      .sign(privateKey);
+    const forged = await forgedToken(cluster);
     // Refused at the first call, which for a client is its connection check.
     expect(await codeOf(connect('reader', forged).then((c) => c.pending()))).toBe(PERMISSION_DENIED);
 
-    const files = securityFiles(CLUSTER_DIR);
-    const key = await importPKCS8(fs.readFileSync(files.signingKey, 'utf8'), 'EdDSA');
-    const expired = await new SignJWT({ tiller_role: 'reader', tiller_namespace: cluster.namespace })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('tiller-cluster')
-      .setSubject('late')
-      .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
-      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-      .sign(key);
+    const expired = await expiredToken(cluster, 'reader');
     expect(await codeOf(connect('reader', expired).then((c) => c.pending()))).toBe(PERMISSION_DENIED);
 
     const elsewhere = await cluster.token({ role: 'reader', subject: 'visitor', namespace: 'other' });
@@ -176,7 +116,7 @@ describe('the door: mTLS and a token', () => {
 
 describe('roles', () => {
   test('a reader lists, describes and queries, and cannot signal, update, start, cancel or terminate', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const reader = await as('reader', 'auditor');
     expect((await reader.summary(turnId)).pendingApprovals.map((p) => p.id)).toEqual([callId]);
     expect(await codeOf(reader.handle(turnId).describe())).toBe('ok');
@@ -190,7 +130,7 @@ describe('roles', () => {
   });
 
   test('an approver decides, and cannot start, cancel, terminate or send other updates', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const approver = await as('approver', 'carol');
     expect(await codeOf(approver.startTurn({ agent: 'assistant', input: 'hi' }))).toBe(PERMISSION_DENIED);
     expect(await codeOf(approver.handle(turnId).cancel())).toBe(PERMISSION_DENIED);
@@ -206,7 +146,7 @@ describe('roles', () => {
     expect(
       await codeOf(worker.temporal.connection.workflowService.registerNamespace({ namespace: `x-${randomUUID()}` })),
     ).toBe(PERMISSION_DENIED);
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     await (await as('approver', 'dave')).deny(turnId, callId, { reason: 'not today' });
     expect((await (await connect('reader')).result(turnId)).status).toBe('completed');
   });
@@ -214,7 +154,7 @@ describe('roles', () => {
 
 describe('who decided is proven', () => {
   test('approver A cannot decide as B: refused by the server, nothing recorded', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const alice = await as('approver', 'alice');
     expect(await codeOf(alice.approve(turnId, callId, { approver: 'bob' }))).toBe(PERMISSION_DENIED);
     expect(await codeOf(alice.signalDecision(turnId, { id: callId, approved: true, approver: 'bob' }))).toBe(
@@ -235,7 +175,7 @@ describe('who decided is proven', () => {
   });
 
   test('the signal records the verified subject too', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const erin = await as('approver', 'erin');
     await erin.signalDecision(turnId, { id: callId, approved: false, reason: 'no' });
     const deadline = Date.now() + 30_000;
@@ -248,7 +188,7 @@ describe('who decided is proven', () => {
   });
 
   test('self-approval applies to the verified subject: the turn starter cannot approve its own call', async () => {
-    const { turnId, callId } = await waitingTurn('frank');
+    const { turnId, callId } = await waitingTurn('sec', 'frank');
     const frank = await as('approver', 'frank');
     const refused = await frank.approve(turnId, callId).then(
       () => 'approved',
@@ -259,7 +199,7 @@ describe('who decided is proven', () => {
   });
 
   test('a decision without the approver header is refused, even from an admin', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const admin = await as('admin', 'root-operator');
     // A client without Tiller's interceptor: the update carries no tillerApprover header.
     const bare = new Client({ connection: admin.temporal.connection, namespace: cluster.namespace });
@@ -274,7 +214,7 @@ describe('who decided is proven', () => {
   });
 
   test('the stock temporal CLI decides with --headers as its token allows, and not otherwise', async () => {
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     const token = await cluster.token({ role: 'approver', subject: 'heidi' });
     const decide = (headers: string[]) =>
       runCli([
@@ -316,7 +256,7 @@ describe('rotation', () => {
     const worker = cluster.processes().find((p) => p.role === 'tiller-worker')!;
     await cluster.kill(worker.name, 'SIGTERM');
     await cluster.start(worker.name);
-    const { turnId, callId } = await waitingTurn();
+    const { turnId, callId } = await waitingTurn('sec');
     await (await as('approver', 'judy')).approve(turnId, callId);
     expect((await (await connect('reader')).result(turnId)).status).toBe('completed');
   });

@@ -8,30 +8,13 @@
  * admin terminates.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import { generateKeyPair, importPKCS8, SignJWT } from 'jose';
-import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
-import { attachCluster, CLUSTER_DIR } from '../../scripts/cluster/index';
-import { securityFiles } from '../../scripts/cluster/security';
 import { launchChromium } from '../support/browser';
-import type { Cluster } from '../../scripts/cluster/types';
+import { expiredToken, forgedToken, PERMISSION_DENIED, useSecuredCluster } from './support';
 
-const PERMISSION_DENIED = 7;
-let cluster: Cluster;
+const { cluster, connect, waitingTurn } = useSecuredCluster({ ui: true });
 let ui: { url: string; oidcUrl: string };
-const clients: TillerClient[] = [];
-
 beforeAll(() => {
-  const found = attachCluster();
-  if (!found?.secured) throw new Error('no secured cluster is up: run `npm run cluster -- up` first');
-  if (!found.ui) throw new Error('the cluster runs without the UI (up --no-ui): bring it up without --no-ui');
-  cluster = found;
-  ui = found.ui;
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  ui = cluster.ui!;
 });
 
 /** Cookies by host, as a browser keeps them (a cookie is not bound to a port). */
@@ -137,23 +120,9 @@ const payload = (value: unknown) => ({
   data: Buffer.from(JSON.stringify(value)).toString('base64'),
 });
 
-async function waitingTurn(): Promise<{ turnId: string; callId: string }> {
-  const gateway = await TillerClient.connect(temporalSettings(cluster.clientEnv('gateway')));
-  clients.push(gateway);
-  const turnId = `ui-${randomUUID()}`;
-  await gateway.startTurn({ agent: 'assistant', input: 'Read notes.txt, then delete it.', turnId });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const pending = (await gateway.summary(turnId).catch(() => undefined))?.pendingApprovals[0];
-    if (pending) return { turnId, callId: pending.id };
-    if (Date.now() > deadline) throw new Error(`turn ${turnId} never waited for a decision`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 let turn: { turnId: string; callId: string };
 beforeAll(async () => {
-  turn = await waitingTurn();
+  turn = await waitingTurn('ui');
 }, 90_000);
 
 describe('the Temporal UI with auth on', () => {
@@ -176,24 +145,10 @@ describe('the Temporal UI with auth on', () => {
   });
 
   test('the provider signs in only with a valid token of this cluster', async () => {
-    const { privateKey } = await generateKeyPair('EdDSA');
-    const forged = await new SignJWT({ tiller_role: 'admin', tiller_namespace: cluster.namespace })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('tiller-cluster')
-      .setSubject('mallory')
-      .setExpirationTime('1h')
-      .sign(privateKey);
-    const refused = await signIn(forged);
+    const refused = await signIn(await forgedToken(cluster));
     expect(refused).toMatchObject({ status: 401 });
     // Signed with the cluster's own key, but past its expiry.
-    const key = await importPKCS8(fs.readFileSync(securityFiles(CLUSTER_DIR).signingKey, 'utf8'), 'EdDSA');
-    const late = await new SignJWT({ tiller_role: 'admin', tiller_namespace: cluster.namespace })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setIssuer('tiller-cluster')
-      .setSubject('late')
-      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-      .sign(key);
-    const expired = await signIn(late);
+    const expired = await signIn(await expiredToken(cluster, 'admin'));
     expect(expired).toMatchObject({ status: 401 });
   });
 
@@ -239,8 +194,7 @@ describe('the Temporal UI with auth on', () => {
     const own = await decide('bob');
     expect(own.status).toBe(200);
     expect(JSON.stringify(own.json)).not.toContain('failure');
-    const admin = await TillerClient.connect(temporalSettings(cluster.clientEnv('admin')));
-    clients.push(admin);
+    const admin = await connect('admin');
     const deadline = Date.now() + 30_000;
     let denied: unknown;
     while (!denied && Date.now() < deadline) {
@@ -252,7 +206,7 @@ describe('the Temporal UI with auth on', () => {
     expect(terminate).toMatchObject({ status: 403 });
 
     const ada = await session('admin', 'ada');
-    const next = await waitingTurn();
+    const next = await waitingTurn('ui');
     expect((await api(ada, 'POST', `/workflows/${next.turnId}/terminate`, { reason: 'ada' })).status).toBe(200);
     const described = await api(ada, 'GET', `/workflows/${next.turnId}`);
     expect(JSON.stringify(described.json)).toContain('WORKFLOW_EXECUTION_STATUS_TERMINATED');
