@@ -1,0 +1,89 @@
+/**
+ * Reading turns: a turn in brief and its events a page at a time (from its full `state` on code without
+ * those queries), what waits for a human in a turn and its sub-agents, and the turns waiting for one on
+ * a task queue, from visibility.
+ */
+import { QueryNotRegisteredError } from '@temporalio/client';
+import { eventsQuery, summaryQuery, WORKFLOW_TYPE_TURN } from '../contract';
+import { eventsPage, summaryOf, type EventsPage, type EventsRequest, type TurnSummary } from '../core/reads';
+import type { PendingApproval } from '../core/schemas';
+import type { TurnState } from '../core/state';
+import type { ClientCore } from './core';
+
+/** A turn waiting for a human, as visibility lists it ({@link TillerClient.pending}). */
+export interface PendingTurn {
+  turnId: string;
+  agent?: string;
+  status?: string;
+  pendingTools: string[];
+  startTime: Date;
+}
+
+/** A client that reads a turn's full state (the fallback of the `summary` and `events` queries). */
+type StateReader = ClientCore & { state(turnId: string): Promise<TurnState> };
+
+/** `TillerClient.summary`: the `summary` query, else the summary of the turn's `state`. */
+export async function readSummary(client: StateReader, turnId: string): Promise<TurnSummary> {
+  try {
+    return await client.handle(turnId).query(summaryQuery);
+  } catch (err) {
+    if (!(err instanceof QueryNotRegisteredError)) throw err;
+    return summaryOf(await client.state(turnId));
+  }
+}
+
+/** `TillerClient.events`: the `events` query, else the page cut from the turn's `state`. */
+export async function readEvents(client: StateReader, turnId: string, req: EventsRequest): Promise<EventsPage> {
+  try {
+    return await client.handle(turnId).query(eventsQuery, req);
+  } catch (err) {
+    if (!(err instanceof QueryNotRegisteredError)) throw err;
+    return eventsPage(await client.state(turnId), req);
+  }
+}
+
+/** A client that reads turns in brief, and their sub-agents' the same way. */
+interface TreeReader {
+  summary(turnId: string): Promise<TurnSummary>;
+  pendingTree(turnId: string): Promise<{ turnId: string; approval: PendingApproval }[]>;
+}
+
+/** `TillerClient.pendingTree`: the turn's waiting calls, then its open children's, each with its turn id. */
+export async function pendingTree(
+  client: TreeReader,
+  turnId: string,
+): Promise<{ turnId: string; approval: PendingApproval }[]> {
+  const summary = await client.summary(turnId);
+  const own = summary.pendingApprovals.map((approval) => ({ turnId, approval }));
+  const nested = await Promise.all(summary.openChildren.map((child) => client.pendingTree(child)));
+  return [...own, ...nested.flat()];
+}
+
+/** `TillerClient.pending`: running turns whose `TillerStatus` is `awaiting_approval`, from visibility. */
+export async function listPending(
+  client: ClientCore,
+  opts: { agent?: string; limit?: number; allQueues?: boolean },
+): Promise<PendingTurn[]> {
+  const query = [
+    `WorkflowType = '${WORKFLOW_TYPE_TURN}'`,
+    `ExecutionStatus = 'Running'`,
+    `TillerStatus = 'awaiting_approval'`,
+    // This client's task queue only, unless asked for every queue of the namespace.
+    ...(opts.allQueues ? [] : [`TaskQueue = '${client.taskQueue.replace(/'/g, '')}'`]),
+    ...(opts.agent ? [`TillerAgent = '${opts.agent.replace(/'/g, '')}'`] : []),
+  ].join(' AND ');
+  const out: PendingTurn[] = [];
+  for await (const wf of client.temporal.workflow.list({ query })) {
+    const attrs = wf.typedSearchAttributes;
+    const get = (name: string) => attrs.getAll().find((p) => p.key.name === name)?.value;
+    out.push({
+      turnId: wf.workflowId,
+      agent: get('TillerAgent') as string | undefined,
+      status: get('TillerStatus') as string | undefined,
+      pendingTools: (get('TillerPendingTools') as string[] | undefined) ?? [],
+      startTime: wf.startTime,
+    });
+    if (out.length >= (opts.limit ?? 100)) break;
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+/**
+ * Starting turns and reading their results: the `agentTurn` workflow started (eagerly when the client
+ * shares a worker's `NativeConnection`), and its result — a failed turn's included — checked against
+ * the agent's output schema.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  InternalConnectionLikeSymbol,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import type { ZodType } from 'zod';
+import { turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../contract';
+import { turnResultOf } from '../core/failures';
+import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
+import type { ClientCore } from './core';
+
+/** What {@link TillerClient.startTurn} starts: a turn of `agent` on `input`. */
+export interface StartTurnOptions {
+  /** The registered agent to run. */
+  agent: string;
+  /** The user's message. */
+  input: string;
+  /** The session the turn belongs to, if any. */
+  sessionId?: string;
+  /** Trust grants the turn starts with: their tools need no approval in it. */
+  trust?: TrustGrant[];
+  /** Workflow id of the turn; default `turn-<uuid>`. */
+  turnId?: string;
+  /** Who starts it: that approver may not approve the turn's gated calls (unless a gate allows it). */
+  startedBy?: string;
+}
+
+export interface TillerClientOptions {
+  /**
+   * Ask the server to hand a new turn's first workflow task straight back to a worker of this
+   * process (eager workflow start: no trip through the task queue). Only a client on the worker's own
+   * `NativeConnection` can; the default is on exactly then. Without a worker of this process on the
+   * task queue (or a free slot) the server dispatches the turn as usual.
+   */
+  eagerStart?: boolean;
+}
+
+/** Whether the client's connection can take an eager workflow start (a `NativeConnection`, shared with workers). */
+export function supportsEagerStart(client: Client): boolean {
+  const connection = client.connection as { [InternalConnectionLikeSymbol]?: { supportsEagerStart?: boolean } };
+  return connection[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+}
+
+/** `TillerClient.startTurn`: starts an `agentTurn` workflow and returns its handle. */
+export async function startTurn(
+  client: ClientCore & { readonly eagerStart: boolean },
+  opts: StartTurnOptions,
+): Promise<WorkflowHandle> {
+  const turnId = opts.turnId ?? `turn-${randomUUID()}`;
+  return client.temporal.workflow.start(WORKFLOW_TYPE_TURN, {
+    taskQueue: client.taskQueue,
+    workflowId: turnId,
+    args: [
+      {
+        agent: opts.agent,
+        input: opts.input,
+        ...(opts.sessionId !== undefined && { sessionId: opts.sessionId }),
+        ...(opts.startedBy !== undefined && { startedBy: opts.startedBy }),
+        ...(opts.trust !== undefined && { trust: opts.trust }),
+      },
+    ],
+    staticSummary: turnSummary(opts.agent, opts.input),
+    staticDetails: turnDetails(opts),
+    ...(client.eagerStart && { requestEagerStart: true }),
+  });
+}
+
+/** `TillerClient.result`: the turn's result, a failed turn's from its failure, `parsed` checked against `output`. */
+export async function turnResult<T>(
+  client: ClientCore,
+  turnId: string,
+  output?: ZodType<T>,
+): Promise<TurnResult & { parsed?: T }> {
+  let result: TurnResult;
+  try {
+    result = (await client.handle(turnId).result()) as TurnResult;
+  } catch (err) {
+    const failed = err instanceof WorkflowFailedError ? turnResultOf(err.cause) : undefined;
+    if (!failed) throw err;
+    result = failed;
+  }
+  if (!output || result.parsed === undefined) return result as TurnResult & { parsed?: T };
+  const checked = output.safeParse(result.parsed);
+  if (!checked.success)
+    throw new Error(`turn ${turnId}: its parsed answer does not match the schema: ${formatZodError(checked.error)}`);
+  return { ...result, parsed: checked.data };
+}
