@@ -3,8 +3,6 @@
  * tripped guardrail and exits as the turn ends; the HTTP gateway starts the same turns, shows the agent
  * that has the turn, takes the decision, and reports the tripwire in the turn's state.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -13,8 +11,8 @@ import type { TurnState } from '../../src/core/state';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { scriptByInstructions } from '../../src/testing/scripted-model';
 import { defineTool } from '../../src/tools/define';
+import { gatewayCall, runTiller } from '../support/clients';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
-import { ROOT } from '../support/processes';
 
 const refund = defineTool({
   name: 'refund',
@@ -66,38 +64,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-function tiller(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/tiller.js'), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: h.address,
-        TILLER_TASK_QUEUE: h.taskQueue,
-        TILLER_FROM_SOURCE: '1',
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout });
-    });
-  });
-}
-
-async function http(method: string, url: string, as: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${as}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-}
+const tiller = (args: string[]) => runTiller(h, args);
+const http = (method: string, url: string, as: string, body?: unknown) => gatewayCall(base, as, method, url, body);
 
 test('tiller run: the handoff and the approval under billing, then the tripped guardrail', async () => {
   await (

@@ -5,8 +5,6 @@
  * turn completes, no prompt passes the limit, and the trims show in the turns' state. The same session
  * through the client alone is test/integration/context-window.test.ts.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
@@ -14,8 +12,8 @@ import type { TurnState } from '../../src/core/state';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { countPromptTokens } from '../../src/testing/scripted-model/chat-completions';
 import type { ScriptFn } from '../../src/testing/scripted-model';
+import { gatewayCall, runTiller } from '../support/clients';
 import { createHarness, type Harness } from '../support/harness';
-import { ROOT } from '../support/processes';
 
 const LIMIT = 4_000;
 const agents = [
@@ -48,42 +46,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function http(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${SAM}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
-}
-
-function tillerSend(sessionId: string, input: string): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(ROOT, 'bin/tiller.js'), 'send', sessionId, input, '--agent', 'trimmer'],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: h.address,
-          TILLER_TASK_QUEUE: h.taskQueue,
-          TILLER_FROM_SOURCE: '1',
-          NO_COLOR: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout });
-    });
-  });
-}
+const http = (method: string, url: string, body?: unknown) => gatewayCall(base, SAM, method, url, body);
+const tillerSend = (sessionId: string, input: string) => runTiller(h, ['send', sessionId, input, '--agent', 'trimmer']);
 
 /** The session's turns' states, read through the gateway: how many were trimmed. */
 async function trimmedTurns(turnIds: string[]): Promise<number> {
