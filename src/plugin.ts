@@ -17,20 +17,13 @@
  */
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
-import type OpenAI from 'openai';
-import type { ProviderConfig } from './activities/providers';
-import type { AgentDefinition } from './agents/define';
-import type { TillerHooks } from './agents/hooks';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
-import type { ModelApi } from './core/spec';
 import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
 import { assertBundleEncodesFailures } from './codec/encoded-failures';
 import { withPayloadGuard } from './codec/guard';
-import type { McpServerConfig } from './mcp/config';
 import type { McpPool } from './mcp/pool';
 import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
-import type { ToolDefinition } from './tools/define';
-import { setUpWorker } from './worker-setup';
+import { setUpWorker, type WorkerSetupOptions } from './worker-setup';
 
 export { defaultTools } from './worker-setup';
 
@@ -69,51 +62,18 @@ function workflowCacheBudget(option: number | undefined): number {
   return budget;
 }
 
-/** {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default. */
-export interface TillerPluginOptions {
-  /** Defaults to the demo agent `assistant`. */
-  agents?: AgentDefinition[];
-  /** Defaults to the demo tools `read_file` and `delete_file`. */
-  tools?: ToolDefinition<any>[];
-  /** Hooks applied to every agent, after the agent's own. */
-  hooks?: TillerHooks[];
-  /**
-   * MCP servers whose tools agents may use, as `<server>__<tool>` in `tools` or all of them with
-   * `mcp: ['<server>']`. Stdio (`{ name, command, args?, env?, cwd? }`) or streamable HTTP
-   * (`{ name, url, headers? }`); connected on first use, closed when the worker's `run()` ends — so
-   * one plugin serves one worker.
-   */
-  mcpServers?: McpServerConfig[];
+/**
+ * {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default.
+ * What the worker's activities do (agents, tools, hooks, MCP servers, the model client and providers …)
+ * is `WorkerSetupOptions`' (src/worker-setup); the rest is the worker's own.
+ */
+export interface TillerPluginOptions extends WorkerSetupOptions {
   /**
    * OpenTelemetry tracing (see src/observability/tracing.ts); defaults to the standard `OTEL_*` env
    * (off unless `OTEL_TRACES_EXPORTER` is set); `false` turns it off. A prebuilt bundle must contain
    * WORKFLOW_TRACING_MODULE: build it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
    */
   tracing?: Tracing | false;
-  /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
-  openai?: OpenAI;
-  /**
-   * The API the default client speaks to agents that do not say (`defineAgent({ api })`): `chat` (Chat
-   * Completions) or `responses` (OpenAI's Responses API). Defaults to `TILLER_MODEL_API`, else `chat`.
-   */
-  api?: ModelApi;
-  /**
-   * Named OpenAI-compatible model providers an agent picks with `provider`:
-   * `{ groq: { baseURL, apiKeyEnv: 'GROQ_API_KEY' }, local: { baseURL: 'http://localhost:11434/v1' } }`
-   * (`apiKey` or `apiKeyEnv`). Defaults to `TILLER_PROVIDERS` (the same as JSON). Keys stay in the
-   * worker: history, state and logs only hold the provider's name, and failures are redacted.
-   */
-  providers?: Record<string, ProviderConfig>;
-  /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
-  model?: string;
-  /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
-  searchAttributes?: boolean;
-  /**
-   * Accept decisions by the `decide` signal as well as the update. Default: true, unless
-   * `TILLER_DECIDE_SIGNAL=off`. Off, a signal is recorded as rejected (bounded) and only updates decide —
-   * a rejected update never reaches history, so nothing a client sends can grow a turn's history.
-   */
-  decideSignal?: boolean;
   /**
    * A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start; without one
    * the worker bundles Tiller's {@link workflowsPath}. Workflows set on the worker itself win.

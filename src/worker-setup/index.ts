@@ -27,17 +27,47 @@ export function defaultTools(): ToolDefinition<any>[] {
   return [readFile, deleteFile];
 }
 
-/** The options that say what a worker's activities do (`TillerPluginOptions` documents each). */
+/**
+ * The options that say what a worker's activities do: each defaults to the environment, then to
+ * Tiller's default. `TillerPluginOptions` (src/plugin.ts) extends them with the worker's own.
+ */
 export interface WorkerSetupOptions {
+  /** Defaults to the demo agent `assistant`. */
   agents?: AgentDefinition[];
+  /** Defaults to the demo tools `read_file` and `delete_file`. */
   tools?: ToolDefinition<any>[];
+  /** Hooks applied to every agent, after the agent's own. */
   hooks?: TillerHooks[];
+  /**
+   * MCP servers whose tools agents may use, as `<server>__<tool>` in `tools` or all of them with
+   * `mcp: ['<server>']`. Stdio (`{ name, command, args?, env?, cwd? }`) or streamable HTTP
+   * (`{ name, url, headers? }`); connected on first use, closed when the worker's `run()` ends — so
+   * one plugin serves one worker.
+   */
   mcpServers?: McpServerConfig[];
+  /** Defaults to a client from `OPENAI_BASE_URL` / `OPENAI_API_KEY` with `maxRetries: 0`. */
   openai?: OpenAI;
+  /**
+   * The API the default client speaks to agents that do not say (`defineAgent({ api })`): `chat` (Chat
+   * Completions) or `responses` (OpenAI's Responses API). Defaults to `TILLER_MODEL_API`, else `chat`.
+   */
   api?: ModelApi;
+  /**
+   * Named OpenAI-compatible model providers an agent picks with `provider`:
+   * `{ groq: { baseURL, apiKeyEnv: 'GROQ_API_KEY' }, local: { baseURL: 'http://localhost:11434/v1' } }`
+   * (`apiKey` or `apiKeyEnv`). Defaults to `TILLER_PROVIDERS` (the same as JSON). Keys stay in the
+   * worker: history, state and logs only hold the provider's name, and failures are redacted.
+   */
   providers?: Record<string, ProviderConfig>;
+  /** Model for agents that name none; defaults to `TILLER_MODEL`, then gpt-4o-mini. */
   model?: string;
+  /** Whether the Tiller search attributes exist on the namespace (see `ensureSearchAttributes`). Default true. */
   searchAttributes?: boolean;
+  /**
+   * Accept decisions by the `decide` signal as well as the update. Default: true, unless
+   * `TILLER_DECIDE_SIGNAL=off`. Off, a signal is recorded as rejected (bounded) and only updates decide —
+   * a rejected update never reaches history, so nothing a client sends can grow a turn's history.
+   */
   decideSignal?: boolean;
 }
 

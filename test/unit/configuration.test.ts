@@ -134,14 +134,21 @@ test.each(byLibraries.map((l) => [l.name, l.pkg] as const))('%s is read by %s', 
 });
 
 describe('createWorker and plugin options', () => {
-  /** The property names of an interface declared somewhere under src/. */
+  /** The property names of an interface declared somewhere under src/, those of the interfaces it extends included. */
   function propertiesOf(name: string): string[] {
     for (const file of SOURCES.filter((f) => f.endsWith('.ts'))) {
       const sf = parse(file);
       const found = sf.statements.find(
         (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name,
       );
-      if (found) return found.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
+      if (!found) continue;
+      const inherited = (found.heritageClauses ?? []).flatMap((h) =>
+        h.types.flatMap((t) =>
+          ts.isIdentifier(t.expression) && !t.typeArguments ? propertiesOf(t.expression.text) : [],
+        ),
+      );
+      const own = found.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
+      return [...inherited, ...own];
     }
     throw new Error(`no interface ${name} under src/`);
   }
