@@ -99,9 +99,8 @@ export async function runShardPass(
       );
       batches.push(r);
     };
-    // Warm-up (not recorded): JIT, connections, the workers' caches. Again after every change of the
-    // worker count: without it the first batch after the change paid for it (new pollers, turns
-    // whose sticky worker stopped), which was whichever loop ran first (a bare-first run showed it).
+    // Warm-up (not recorded): JIT, connections, the workers' caches; again after every change of the
+    // worker count (new pollers, turns whose sticky worker stopped), so no measured batch pays for it.
     const warmUp = async () => {
       for (const loop of opts.order)
         await runBatch(ctx, {
