@@ -3,17 +3,9 @@
  * answers the user itself for the rest of the turn — with its own instructions, tools, settings and
  * approval policy. Offered to the model as a tool (`transfer_to_<agent>`), like the OpenAI Agents SDK.
  */
-import type { ChatMessage } from '../core/spec';
+import type { ChatMessage, HandoffContext } from '../core/spec';
 
-/** What `onHandoff` is told. */
-export interface HandoffContext {
-  from: string;
-  to: string;
-  turnId: string;
-  sessionId?: string;
-  input: string;
-  toolCallId: string;
-}
+export type { HandoffContext } from '../core/spec';
 
 /** A handoff to `agent`, with how it is offered to the model and what happens when it is taken. */
 export interface HandoffDefinition {

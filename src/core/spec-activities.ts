@@ -44,14 +44,18 @@ export interface GuardrailResponse {
   usage?: ModelResponse['usage'];
 }
 
-/** The `handOff` activity's input: the turn moves from `from` to `to`. */
-export interface HandoffRequest {
+/** What `onHandoff` is told: the turn moves from `from` to `to`. */
+export interface HandoffContext {
   from: string;
   to: string;
   turnId: string;
   sessionId?: string;
   input: string;
   toolCallId: string;
+}
+
+/** The `handOff` activity's input: what `onHandoff` is told, and the conversation. */
+export interface HandoffRequest extends HandoffContext {
   /** The conversation so far (for the handoff's input filter), by reference like a model call's. */
   conversation?: ConversationRef;
 }

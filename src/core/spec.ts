@@ -12,6 +12,7 @@
 export type {
   GuardrailRequest,
   GuardrailResponse,
+  HandoffContext,
   HandoffRequest,
   HandoffResponse,
   StartTurnRequest,
