@@ -23,7 +23,7 @@ import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
 import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
 import { toolParameters, type ToolDefinition } from '../tools/define';
-import { runHooks } from './tools';
+import { runHooks } from './hooks';
 
 export interface AgentActivityDeps {
   agents: ReadonlyMap<string, AgentDefinition>;

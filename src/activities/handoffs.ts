@@ -13,7 +13,7 @@ import { resolveConversation } from '../core/conversation';
 import { FailureType } from '../core/failures';
 import type { ChatMessage, HandoffRequest, HandoffResponse, HookFailure } from '../core/spec';
 import { resolvedSpec, type AgentActivityDeps } from './agents';
-import { runHooks } from './tools';
+import { runHooks } from './hooks';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
