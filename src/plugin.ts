@@ -76,7 +76,7 @@ export interface TillerPluginOptions extends WorkerSetupOptions {
   tracing?: Tracing | false;
   /**
    * A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start; without one
-   * the worker bundles Tiller's {@link workflowsPath}. Workflows set on the worker itself win.
+   * the worker bundles Tiller's own workflows. Workflows set on the worker itself win.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**

@@ -66,6 +66,11 @@ export async function requireSearchAttributes(connection: OperatorConnection, na
   return outcome.added;
 }
 
+/**
+ * A ready-to-run Tiller worker: connects to Temporal (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE` or the
+ * options), checks Tiller's search attributes, and registers the turn and session workflows with the
+ * activities for your agents and tools. `await worker.run()` serves until shut down.
+ */
 export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Worker> {
   const settings = temporalSettings();
   const { connection: given, namespace = settings.namespace, taskQueue, worker, ...tiller } = opts;

@@ -6,7 +6,7 @@
  * Without a turn id it takes the oldest turn waiting for a human. Connection settings come from the
  * Temporal env config (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles); TILLER_TASK_QUEUE as for the worker.
  */
-// In your project: import { TillerClient } from 'tiller';
+// In your project: import { TillerClient } from '@tiller-agents/tiller';
 import { TillerClient } from '../../src/client';
 
 async function main() {

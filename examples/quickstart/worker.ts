@@ -1,5 +1,5 @@
 // examples/quickstart/worker.ts: your own tool and agent, run by a Tiller worker.
-import { createWorker, defineAgent, defineTool } from 'tiller';
+import { createWorker, defineAgent, defineTool } from '@tiller-agents/tiller';
 import { z } from 'zod';
 
 // A tool: what the model reads, a zod schema for its arguments, and the code to run (a Temporal activity).

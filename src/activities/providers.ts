@@ -15,6 +15,10 @@ export const MAX_PROVIDERS = 32;
 /** `TILLER_PROVIDERS` is at most this many characters of JSON. */
 export const MAX_PROVIDERS_ENV_CHARS = 64_000;
 
+/**
+ * A named OpenAI-compatible model provider (`createWorker({ providers })`, `TILLER_PROVIDERS`): its `baseURL`,
+ * and `apiKey` or `apiKeyEnv` (not both).
+ */
 export const ProviderConfig = z
   .strictObject({
     /** The endpoint, e.g. `https://api.groq.com/openai/v1` or `http://localhost:11434/v1`. */
@@ -38,6 +42,7 @@ export const ProviderConfig = z
     store: z.boolean().optional(),
   })
   .refine((p) => p.apiKey === undefined || p.apiKeyEnv === undefined, 'give apiKey or apiKeyEnv, not both');
+/** A model provider's settings (see the schema of the same name). */
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
 const Providers = z.record(z.string(), ProviderConfig);

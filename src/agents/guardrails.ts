@@ -86,13 +86,13 @@ export interface GuardrailAgentOptions extends InputGuardrailMode {
   /** The guardrail's name (default: the agent's). */
   name?: string;
   timeout?: DurationLike;
-  /** The verdict from the agent's parsed answer; see {@link AgentGuardrail.tripwireOf}. */
+  /** The verdict from the agent's parsed answer; see `AgentGuardrail.tripwireOf`. */
   tripwireOf?: (output: unknown) => GuardrailVerdict | Promise<GuardrailVerdict>;
 }
 
 /**
  * A guardrail that is an agent, as the OpenAI Agents SDK offers: `inputGuardrails: [guardrailAgent({
- * agent: moderator })]`. See {@link AgentGuardrail}.
+ * agent: moderator })]`. See `AgentGuardrail`.
  */
 export function guardrailAgent(opts: GuardrailAgentOptions): AgentGuardrail & InputGuardrailMode {
   const agent = typeof opts.agent === 'string' ? opts.agent : opts.agent?.name;

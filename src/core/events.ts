@@ -12,6 +12,7 @@ interface Base {
   at: string;
 }
 
+/** What a turn event says, by `type` (a {@link TurnEvent} without its sequence number and time). */
 export type TurnEventBody =
   | {
       type: 'AGENT_STARTED';

@@ -45,7 +45,7 @@ export const McpServerConfig = z.union([McpStdioServer, McpHttpServer]);
 export type McpStdioServer = z.infer<typeof McpStdioServer>;
 /** A server reached over MCP's streamable HTTP transport. */
 export type McpHttpServer = z.infer<typeof McpHttpServer>;
-/** An MCP server's configuration: {@link McpStdioServer} or {@link McpHttpServer}. */
+/** An MCP server's configuration: a stdio server (`command`, `args`) or an HTTP one (`url`). */
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 /** Validates a worker's MCP server list: each entry well-formed, names unique. */

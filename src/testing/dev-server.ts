@@ -41,14 +41,21 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: readonly string[] = ['journal_mode=wal', 'synchronous=normal'];
 
+/** A running local Temporal dev server. */
 export interface DevServer {
+  /** The frontend's `host:port`, for `TEMPORAL_ADDRESS`. */
   address: string;
+  /** The namespace it serves (with Tiller's search attributes registered). */
   namespace: string;
+  /** The web UI's URL, when it was started with one. */
   uiUrl?: string;
+  /** The `temporal server start-dev` process. */
   process: ChildProcess;
+  /** Stops the server and waits for it to exit. */
   stop(): Promise<void>;
 }
 
+/** Options for starting a local Temporal dev server. */
 export interface DevServerOptions {
   /** Path to the `temporal` CLI (see scripts/ensure-temporal.js). */
   cli: string;

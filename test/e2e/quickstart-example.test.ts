@@ -1,6 +1,6 @@
 /**
  * The README's "your own agent and tool" example, run as the README says (`npx tsx examples/quickstart/worker.ts`:
- * tsx's loader) as a process of its own (its `'tiller'` import resolved through tsconfig.json's path to src/index.ts),
+ * tsx's loader) as a process of its own (its `'@tiller-agents/tiller'` import resolved through tsconfig.json's path to src/index.ts),
  * configured by the environment only, against the run's dev server and the scripted model. A client starts
  * a `support` turn; the refund waits for a person, is approved, runs, and the audit hook prints.
  * test/unit/docs.test.ts checks that the README's block is this file, verbatim.

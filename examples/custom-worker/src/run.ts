@@ -1,5 +1,5 @@
 /** Starts a `support` turn, approves the refund it asks for, and prints the turn's result as JSON. */
-import { TillerClient } from 'tiller';
+import { TillerClient } from '@tiller-agents/tiller';
 
 async function main(): Promise<void> {
   const tiller = await TillerClient.connect(); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TILLER_TASK_QUEUE

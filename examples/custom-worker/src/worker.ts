@@ -2,7 +2,7 @@
  * A worker of your own: your tool, your agents with their approval policy, hooks, model settings,
  * structured output, answer gate and dynamic instructions, Tiller's durable loop.
  */
-import { createWorker, defineAgent, defineTool, Deny, Proceed } from 'tiller';
+import { createWorker, defineAgent, defineTool, Deny, Proceed } from '@tiller-agents/tiller';
 import { z } from 'zod';
 
 export const refund = defineTool({
