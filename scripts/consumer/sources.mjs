@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       const summary = await tiller.summary(turnId);
       const waiting = summary.pendingApprovals[0];
       if (waiting) {
-        console.log(\`WAITING \${temporal.address} \${turnId} \${waiting.toolCallId}\`);
+        console.log(\`WAITING \${temporal.address} \${turnId} \${waiting.id}\`);
         break;
       }
       if (i > 600) throw new Error('the turn never waited for an approval: ' + JSON.stringify(summary));

@@ -3,7 +3,7 @@
  *
  * - a ```ts block whose first line names a file under examples/ (`// examples/….ts…`) is that file, verbatim
  *   (the file itself is type-checked by `npm run typecheck` and run by a test);
- * - every other ```ts block is type-checked against the package's sources (`'tiller'` → src/index.ts), as a
+ * - every other ```ts block is type-checked against the package's sources (`'@tiller-agents/tiller'` → src/index.ts, and its `/testing` and `/wire` entries), as a
  *   module of its own, unless its first line is `// fragment` (deliberately partial; kept to a few);
  * - every `tiller <command>` in a ```sh block is a real command, and its `--flags` are that command's;
  *   every `npm run <script>` is a script of package.json;
@@ -83,7 +83,9 @@ test('TypeScript blocks type-check against the package', () => {
   // resolve as they do for the examples; the files exist only in this compiler host.
   const virtual = new Map<string, { block: Block; text: string }>();
   checked.forEach((block, i) => {
-    const name = path.join(ROOT, 'docs', '.check', `${block.doc.replace(/[/.]/g, '_')}_${block.line}_${i}.ts`);
+    // `// file: agent.ts` names the block, so a later block of the same page can import it (`./agent.js`).
+    const named = /^\/\/ file: ([\w.-]+\.ts)\s*$/m.exec(block.code.split('\n')[0] ?? '')?.[1];
+    const name = path.join(ROOT, 'docs', '.check', block.doc.replace(/[/.]/g, '_'), named ?? `${block.line}_${i}.ts`);
     virtual.set(name, { block, text: `${block.code}\nexport {};\n` });
   });
   const options: ts.CompilerOptions = {
@@ -98,7 +100,11 @@ test('TypeScript blocks type-check against the package', () => {
     noEmit: true,
     types: ['node'],
     typeRoots: [path.join(ROOT, 'node_modules', '@types')],
-    paths: { tiller: [path.join(ROOT, 'src', 'index.ts')] },
+    paths: {
+      '@tiller-agents/tiller': [path.join(ROOT, 'src', 'index.ts')],
+      '@tiller-agents/tiller/testing': [path.join(ROOT, 'src', 'testing', 'index.ts')],
+      '@tiller-agents/tiller/wire': [path.join(ROOT, 'src', 'wire.ts')],
+    },
   };
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
@@ -108,6 +114,11 @@ test('TypeScript blocks type-check against the package', () => {
   };
   host.fileExists = (file) => virtual.has(path.resolve(file)) || fileExists.call(host, file);
   host.readFile = (file) => virtual.get(path.resolve(file))?.text ?? readFile.call(host, file);
+  // The virtual files' folders exist only here too (a block imports a named block beside it).
+  const { directoryExists } = host;
+  host.directoryExists = (dir) =>
+    [...virtual.keys()].some((f) => f.startsWith(path.resolve(dir) + path.sep)) ||
+    (directoryExists?.call(host, dir) ?? ts.sys.directoryExists(dir));
   const prog = ts.createProgram([...virtual.keys()], options, host);
   const problems: string[] = [];
   for (const [name, { block }] of virtual) {
