@@ -132,6 +132,10 @@ test('a gate with approvers: the printed commands carry --as, and run', async ()
   const { turnId, hints } = await printedHints('dba', drop('dba: drop', 'b'));
   expect(hints[0]).toBe(`TEMPORAL_ADDRESS=${h.address} npx tiller approve ${turnId} call_b --as dba-1`);
   expect(hints[1]).toBe(`TEMPORAL_ADDRESS=${h.address} npx tiller deny ${turnId} call_b --as dba-1 --reason "..."`);
+  // Without its --as, the same command is refused (what the hint printed before it carried one).
+  const bare = await runPrinted(hints[0]!.replace(' --as dba-1', ''));
+  expect(bare).toMatchObject({ code: 2 });
+  expect(bare.stderr).toMatch(/rejected: cli:\S+ may not decide drop_table; allowed: dba-1, group:ops/);
   const deny = await runPrinted(hints[1]!);
   expect(deny).toMatchObject({ code: 0, stderr: '' });
   expect(deny.stdout).toMatch(/^denied call_b by dba-1 · via update/);
