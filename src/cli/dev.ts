@@ -127,8 +127,9 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
   const signalled = untilSignal(() => interrupted.abort());
   let code: number = EXIT.ok;
   try {
+    // The demo agent's file: written again when missing (the demo, or a guide, deleted it).
+    ensureNotes();
     if (opts.demo) {
-      ensureNotes();
       log(`demo: ${DEMO_AGENT} ← "${DEMO_INPUT}"`);
       // A client on the worker's own connection: the demo turn starts eagerly (its first workflow
       // task comes back with the start, no trip through the task queue).

@@ -116,6 +116,7 @@ export function formatState(s: TurnState, now = Date.now()): string[] {
       const age = formatAge(now - Date.parse(p.requestedAt));
       const deadline = p.expiresAt ? ` · deadline ${p.expiresAt}` : ' · no deadline';
       lines.push(`  ${p.id}  ${p.tool} ${compactJson(p.args)} · waiting ${age}${deadline}`);
+      if (p.preview !== undefined) lines.push('    preview:', ...p.preview.split('\n').map((l) => `      ${l}`));
     }
   }
   if (s.toolCalls.length) {
