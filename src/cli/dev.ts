@@ -8,6 +8,7 @@ import { Client } from '@temporalio/client';
 import { TillerClient } from '../client';
 import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../config';
+import { tillerCommand } from '../core/hints';
 import { isTemporalReachable, startDevServer, type DevServer } from '../testing/dev-server';
 import { workspaceRoot } from '../tools/files';
 import { runCommand } from './commands';
@@ -146,8 +147,8 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
         tiller: new TillerClient(client, settings.taskQueue),
       });
     } else {
-      const env = started ? `TEMPORAL_ADDRESS=${settings.address} ` : '';
-      log(`ready. In another terminal: ${env}npx tiller run ${DEMO_AGENT} "${DEMO_INPUT}"  (Ctrl-C stops)`);
+      const run = tillerCommand(['run', DEMO_AGENT, DEMO_INPUT], settings);
+      log(`ready. In another terminal: ${run}  (Ctrl-C stops)`);
       await Promise.race([signalled, worker.done]);
     }
   } finally {
