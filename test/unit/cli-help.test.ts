@@ -40,9 +40,19 @@ test.each(commands.map((c) => [c.name(), c] as const))('tiller %s --help has wor
     // `tiller temporal …` passes everything on: its flags are the Temporal CLI's, checked against its own help.
     const known =
       name === 'temporal'
-        ? spawnSync(temporalCli(), [...rest.slice(0, rest.findIndex((w) => w.startsWith('-'))), '--help'], {
-            encoding: 'utf8',
-          }).stdout
+        ? spawnSync(
+            temporalCli(),
+            [
+              ...rest.slice(
+                0,
+                rest.findIndex((w) => w.startsWith('-')),
+              ),
+              '--help',
+            ],
+            {
+              encoding: 'utf8',
+            },
+          ).stdout
         : undefined;
     for (const flag of rest.filter((w) => w.startsWith('--'))) {
       if (known !== undefined) expect(known).toContain(`${flag} `);
