@@ -2,6 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TillerClient } from '../client';
 import type { TemporalSettings } from '../config';
+import { tillerCommand } from '../core/hints';
 import type { Decision } from '../core/schemas';
 import type { TurnState } from '../core/state';
 import { ensureSearchAttributes } from '../setup';
@@ -60,7 +61,7 @@ export function runCommand(
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) {
         throw new CliError(
-          `a turn with id ${opts.turnId} already exists: see it with \`npx tiller state ${opts.turnId}\``,
+          `a turn with id ${opts.turnId} already exists: see it with \`${tillerCommand(['state', String(opts.turnId)], settings)}\``,
         );
       }
       throw e;
@@ -72,7 +73,7 @@ export function runCommand(
     } catch (e) {
       if (e instanceof CliError) {
         throw new CliError(
-          `${e.message}\nturn ${turnId} runs once one polls; see it with \`npx tiller state ${turnId}\``,
+          `${e.message}\nturn ${turnId} runs once one polls; see it with \`${tillerCommand(['state', turnId], settings)}\``,
           e.exitCode,
         );
       }
@@ -134,7 +135,7 @@ export function pendingCommand(settings: TemporalSettings, opts: { agent?: strin
     } catch (e) {
       if (/TillerStatus|TillerAgent|search attribute/i.test((e as Error).message)) {
         throw new CliError(
-          `the Tiller search attributes are missing on namespace ${settings.namespace}: run \`npx tiller setup\` (${(e as Error).message})`,
+          `the Tiller search attributes are missing on namespace ${settings.namespace}: run \`${tillerCommand(['setup'], settings)}\` (${(e as Error).message})`,
         );
       }
       throw e;

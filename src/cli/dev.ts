@@ -8,6 +8,7 @@ import { Client } from '@temporalio/client';
 import { TillerClient } from '../client';
 import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../config';
+import { tillerCommand } from '../core/hints';
 import { isTemporalReachable, startDevServer, type DevServer } from '../testing/dev-server';
 import { workspaceRoot } from '../tools/files';
 import { runCommand } from './commands';
@@ -127,8 +128,9 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
   const signalled = untilSignal(() => interrupted.abort());
   let code: number = EXIT.ok;
   try {
+    // The demo agent's file: written again when missing (the demo, or a guide, deleted it).
+    ensureNotes();
     if (opts.demo) {
-      ensureNotes();
       log(`demo: ${DEMO_AGENT} ← "${DEMO_INPUT}"`);
       // A client on the worker's own connection: the demo turn starts eagerly (its first workflow
       // task comes back with the start, no trip through the task queue).
@@ -145,8 +147,8 @@ export async function devCommand(configured: TemporalSettings, opts: DevOptions)
         tiller: new TillerClient(client, settings.taskQueue),
       });
     } else {
-      const env = started ? `TEMPORAL_ADDRESS=${settings.address} ` : '';
-      log(`ready. In another terminal: ${env}npx tiller run ${DEMO_AGENT} "${DEMO_INPUT}"  (Ctrl-C stops)`);
+      const run = tillerCommand(['run', DEMO_AGENT, DEMO_INPUT], settings);
+      log(`ready. In another terminal: ${run}  (Ctrl-C stops)`);
       await Promise.race([signalled, worker.done]);
     }
   } finally {

@@ -17,6 +17,7 @@ export const EXAMPLES: Record<string, string[]> = {
   approve: [
     'npx tiller approve turn-1234 call_abc',
     'npx tiller approve turn-1234 call_abc --scope session --as alice',
+    "npx tiller approve turn-1234 call_abc --group dba        # a gate with approvers: ['group:dba']",
   ],
   deny: ['npx tiller deny turn-1234 call_abc --reason "keep the file"'],
   pending: ['npx tiller pending', 'npx tiller pending --agent assistant --json'],
@@ -28,6 +29,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'TILLER_GATEWAY_TOKENS=\'[{"name":"alice","sha256":"<hex>","scopes":["read","decide","args"]}]\' npx tiller serve --port 8787',
   ],
   cancel: ['npx tiller cancel turn-1234', 'npx tiller cancel support-42     # a session and its running turn'],
+  temporal: [
+    'npx tiller temporal workflow list --query \'TillerStatus="awaiting_approval"\'',
+    'npx tiller temporal workflow describe --workflow-id turn-1234',
+  ],
   setup: ['TEMPORAL_ADDRESS=temporal:7233 npx tiller setup'],
   replay: [
     'npx tiller replay turn-1234 my-session          # these turns/sessions (latest run of each)',

@@ -8,6 +8,7 @@ import type { TurnEvent } from '../core/events';
 import type { TurnResult } from '../core/schemas';
 import type { TemporalSettings } from '../config';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';
+import { tillerCommand } from '../core/hints';
 import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
 import { Terminal, Withdrawn, type Choice } from './prompt';
 import { colourLine, useColour } from './colour';
@@ -33,6 +34,7 @@ interface Pending {
   id: string;
   tool: string;
   args: unknown;
+  approvers?: string[];
 }
 
 const decidedBy = (e: TurnEvent): string => {
@@ -72,7 +74,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       : tiller.watchLive(turnId, { afterSeq, signal: stop.signal });
   const instructions = (p: Pending) => {
     note(`turn ${turnId} waits for a decision on ${p.tool} (id ${p.id}). Decide from any client:`);
-    for (const line of decideInstructions(turnId, p.id, o.settings)) note(line);
+    for (const line of decideInstructions({ turnId, ...p }, o.settings)) note(line);
   };
 
   // Inline decisions: one question at a time, withdrawn when another client decides first.
@@ -119,7 +121,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
   const handle = (e: TurnEvent): string | undefined => {
     if (e.type === 'APPROVAL_REQUESTED') {
       if (decided.has(e.toolCallId)) return undefined;
-      const p = { id: e.toolCallId, tool: e.tool, args: e.args };
+      const p = { id: e.toolCallId, tool: e.tool, args: e.args, ...(e.approvers && { approvers: e.approvers }) };
       if (term) {
         queue.push(p);
         void pump();
@@ -172,7 +174,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       }
       if (stop.signal.aborted) {
         term?.close();
-        note(`stopped following turn ${turnId}; it carries on: \`npx tiller state ${turnId}\``);
+        note(`stopped following turn ${turnId}; it carries on: \`${tillerCommand(['state', turnId], o.settings)}\``);
         return EXIT.interrupted;
       }
       if (!pausedHere) break; // the turn ended
@@ -188,8 +190,8 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       }
       const summary = await tiller.summary(turnId);
       if (summary.pendingApprovals.length > 0) {
-        for (const p of summary.pendingApprovals) instructions({ id: p.id, tool: p.tool, args: p.args });
-        note(`the turn keeps waiting; see it with \`npx tiller state ${turnId}\``);
+        for (const p of summary.pendingApprovals) instructions(p);
+        note(`the turn keeps waiting; see it with \`${tillerCommand(['state', turnId], o.settings)}\``);
         return EXIT.ok;
       }
       if (TERMINAL_STATUSES.has(summary.status)) break;

@@ -1,6 +1,7 @@
 /** Human-readable lines for events, state, decisions and pending turns. Pure: no I/O. */
 import type { PendingTurn } from '../client';
 import type { TurnEvent } from '../core/events';
+import { decideHints, NOBODY_DECIDES, type DecideTarget, type HintConnection } from '../core/hints';
 import type { RecordedDecision, TurnResult, Usage } from '../core/schemas';
 import type { TurnState } from '../core/state';
 
@@ -97,27 +98,14 @@ export function formatDecision(d: RecordedDecision): string {
 }
 
 /**
- * The commands that decide a pending call from anywhere: tiller, as `npx tiller` (what runs from a fresh
- * clone, where `tiller` is not on PATH, and from a project that installed the package), and the stock
- * `temporal` CLI.
+ * The commands that decide a pending call from anywhere (src/core/hints.ts): `npx tiller approve/deny`
+ * with the `--as`/`--group` the call's approvers rule needs, and the `decide` update through the stock
+ * Temporal CLI (`npx tiller temporal …`).
  */
-export function decideInstructions(turnId: string, id: string, conn: { address: string; namespace: string }): string[] {
-  const input = JSON.stringify({ id, approved: true });
-  const local = conn.address === 'localhost:7233';
-  const flags = [
-    ...(local ? [] : [`--address ${conn.address}`]),
-    ...(conn.namespace !== 'default' ? [`--namespace ${conn.namespace}`] : []),
-  ].join(' ');
-  const env = [
-    ...(local ? [] : [`TEMPORAL_ADDRESS=${conn.address}`]),
-    ...(conn.namespace !== 'default' ? [`TEMPORAL_NAMESPACE=${conn.namespace}`] : []),
-  ].join(' ');
-  const tiller = env ? `${env} npx tiller` : 'npx tiller';
-  return [
-    `  ${tiller} approve ${turnId} ${id}`,
-    `  ${tiller} deny ${turnId} ${id} --reason "..."`,
-    `  temporal workflow update execute --workflow-id ${turnId} --name decide --input '${input}'${flags ? ` ${flags}` : ''}`,
-  ];
+export function decideInstructions(target: DecideTarget, conn: HintConnection): string[] {
+  const hints = decideHints(target, conn);
+  if (!hints) return [`  ${NOBODY_DECIDES}`];
+  return [`  ${hints.approve}`, `  ${hints.deny}`, `  ${hints.update(true)}`];
 }
 
 export function formatState(s: TurnState, now = Date.now()): string[] {
@@ -128,6 +116,7 @@ export function formatState(s: TurnState, now = Date.now()): string[] {
       const age = formatAge(now - Date.parse(p.requestedAt));
       const deadline = p.expiresAt ? ` · deadline ${p.expiresAt}` : ' · no deadline';
       lines.push(`  ${p.id}  ${p.tool} ${compactJson(p.args)} · waiting ${age}${deadline}`);
+      if (p.preview !== undefined) lines.push('    preview:', ...p.preview.split('\n').map((l) => `      ${l}`));
     }
   }
   if (s.toolCalls.length) {

@@ -12,6 +12,7 @@ import { REPLAY_EXIT_CODES, replayCommand } from './replay';
 import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
+import { addTemporalCommand } from './passthrough';
 import { defaultApprover, packageVersion } from './paths';
 import { startCliWorker, untilSignal } from './worker';
 
@@ -33,6 +34,19 @@ async function workerCommand(settings: TemporalSettings): Promise<number> {
   return EXIT.ok;
 }
 
+interface DecideOptions {
+  as: string;
+  group?: string[];
+  reason?: string;
+}
+
+/** Who decides, and why: `--as`, `--group` (repeatable), `--reason`. */
+const decider = (o: DecideOptions) => ({
+  approver: o.as,
+  ...(o.group?.length && { approverGroups: o.group }),
+  ...(o.reason !== undefined && { reason: o.reason }),
+});
+
 export function program(settings: () => TemporalSettings, done: (code: number) => void): Command {
   const cmd = new Command('tiller')
     .description('Run LLM agent turns durably on Temporal; watch them, and approve or deny their tool calls.')
@@ -45,6 +59,11 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
         '\ntask queue: TILLER_TASK_QUEUE (default tiller); model: OPENAI_API_KEY, OPENAI_BASE_URL, TILLER_MODEL.',
     );
   const as = () => new Option('--as <name>', 'who decides (recorded as the approver)').default(defaultApprover());
+  const group = () =>
+    new Option(
+      '--group <name>',
+      'decide as a member of this group, for gates with group:<name> approvers (repeatable)',
+    ).argParser((g: string, gs: string[] = []) => [...gs, g]);
 
   cmd
     .command('worker')
@@ -93,17 +112,10 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
         .default('once'),
     )
     .addOption(as())
+    .addOption(group())
     .option('--reason <text>', 'why')
-    .action(async (turn: string, id: string, o: { scope: 'once' | 'turn' | 'session'; as: string; reason?: string }) =>
-      done(
-        await decideCommand(settings(), turn, {
-          id,
-          approved: true,
-          scope: o.scope,
-          approver: o.as,
-          ...(o.reason !== undefined && { reason: o.reason }),
-        }),
-      ),
+    .action(async (turn: string, id: string, o: DecideOptions & { scope: 'once' | 'turn' | 'session' }) =>
+      done(await decideCommand(settings(), turn, { id, approved: true, scope: o.scope, ...decider(o) })),
     );
 
   cmd
@@ -113,15 +125,9 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .argument('<id>', 'tool call id (see `npx tiller state <turn>`)')
     .option('--reason <text>', 'why; this is what the model sees')
     .addOption(as())
-    .action(async (turn: string, id: string, o: { as: string; reason?: string }) =>
-      done(
-        await decideCommand(settings(), turn, {
-          id,
-          approved: false,
-          approver: o.as,
-          ...(o.reason !== undefined && { reason: o.reason }),
-        }),
-      ),
+    .addOption(group())
+    .action(async (turn: string, id: string, o: DecideOptions) =>
+      done(await decideCommand(settings(), turn, { id, approved: false, ...decider(o) })),
     );
 
   cmd
@@ -195,6 +201,8 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .description('cancel a turn or session: in-flight model and tool calls are cancelled, the state is kept')
     .argument('<id>', 'turn or session (workflow) id')
     .action(async (id: string) => done(await cancelCommand(settings(), id)));
+
+  addTemporalCommand(cmd, done);
 
   cmd
     .command('setup')

@@ -3,6 +3,7 @@
  * in the list) and static details (markdown) of turns, sessions and sub-agents, whoever starts them —
  * a client, a session, or a parent turn. Pure text; the current details live in src/workflows/visibility.ts.
  */
+import { TEXT, tillerCommand } from '../core/hints';
 
 const quote = (text: string) => '> ' + text.slice(0, 1_000).replace(/\n/g, '\n> ');
 
@@ -59,7 +60,7 @@ export function sessionDetails(sessionId: string, agent: string): string {
   return [
     `**Tiller session** \`${sessionId}\` · agent **${agent}**`,
     '',
-    `- next input: \`npx tiller send ${sessionId} "..."\` or update \`send\` with \`{"input": "..."}\``,
+    `- next input: \`${tillerCommand(['send', sessionId, TEXT])}\` or update \`send\` with \`{"input": "..."}\``,
     `- state: query \`state\` (turns, trust, usage, the current turn's pending approvals)`,
     `- revoke trust: update \`revokeTrust\` with \`{"tool": "..."}\``,
   ].join('\n');

@@ -39,6 +39,8 @@ export const FailureType = {
   ModelUnavailable: 'ModelUnavailable',
   ModelBadResponse: 'ModelBadResponse',
   ModelError: 'ModelError',
+  /** The worker has no model endpoint: no `openai` client given, no `OPENAI_API_KEY` or `OPENAI_BASE_URL` (never retried). */
+  ModelNotConfigured: 'ModelNotConfigured',
   /**
    * A turn ended `failed` because the model's answer was cut at its token limit (`finish_reason: length`)
    * and the agent does not accept cut answers (`onTruncated`); details carry the `TurnResult`.

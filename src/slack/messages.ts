@@ -5,6 +5,7 @@
  * model, a tool or a person is escaped and cut to Slack's limits.
  */
 import { describeApprovers } from '../core/approvers';
+import { decideHints, NOBODY_DECIDES } from '../core/hints';
 import { ANSWER_TOOL, type ApprovalPendingContext } from '../core/spec';
 import { REDACTED } from '../gateway/sse';
 import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
@@ -125,7 +126,16 @@ export function pendingMessage(
       ],
     });
   } else {
-    blocks.push(context(['The ids are too long for buttons: decide with `npx tiller approve` or `npx tiller deny`.']));
+    // Whole commands, each in its own section (a context holds 2,000 characters; ids this long may need more).
+    const hints = decideHints({
+      turnId: call.workflowId,
+      id: call.toolCallId,
+      ...(ctx.approvers && { approvers: ctx.approvers }),
+    });
+    if (hints) {
+      blocks.push(context(['The ids are too long for buttons: decide with one of these commands.']));
+      blocks.push(section(inlineCode(hints.approve, 2_900)), section(inlineCode(hints.deny, 2_900)));
+    } else blocks.push(context([`The ids are too long for buttons; ${NOBODY_DECIDES}.`]));
   }
   const subject = answer !== undefined ? `the answer of ${call.agent}` : `${call.tool} (${call.agent})`;
   return { text: fitEscaped(`${title}: ${subject}`, LIMITS.fallbackText), blocks };

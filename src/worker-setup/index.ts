@@ -7,7 +7,7 @@
  */
 import type OpenAI from 'openai';
 import { createActivities } from '../activities';
-import { openAIFromEnv } from '../activities/model';
+import { MODEL_NOT_CONFIGURED, modelClientFromEnv, modelConfigured } from '../activities/model-config';
 import { providerClients, providersFromEnv, type ProviderConfig } from '../activities/providers';
 import { assistant } from '../agents/assistant';
 import type { AgentDefinition } from '../agents/define';
@@ -85,12 +85,15 @@ export function setUpWorker(opts: WorkerSetupOptions): WorkerSetup {
   const mcp = opts.mcpServers?.length ? new McpPool(opts.mcpServers) : undefined;
   const providers = providerClients(opts.providers ?? providersFromEnv() ?? {});
   checkAgents(agents, tools, providers, mcp);
+  // No model: say so now, once; the turns that need one fail at once with the same line (ModelNotConfigured).
+  if (!opts.openai && !modelConfigured() && agents.some((a) => a.provider === undefined))
+    process.emitWarning(MODEL_NOT_CONFIGURED, { code: 'TILLER_MODEL_NOT_CONFIGURED' });
   // The activities built from them.
   const activities = createActivities({
     agents,
     tools,
     hooks: opts.hooks ?? [],
-    openai: opts.openai ?? openAIFromEnv(),
+    openai: opts.openai ?? modelClientFromEnv(),
     api: opts.api ?? modelApiFromEnv(),
     providers,
     defaultModel: opts.model ?? defaultModel(),

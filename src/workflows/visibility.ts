@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus, turnProgressSignal } from '../contract';
 import type { TurnState } from '../core/state';
+import { decideHints, NOBODY_DECIDES } from '../core/hints';
 
 export class Visibility {
   private last = '';
@@ -74,8 +75,7 @@ export function renderDetails(state: TurnState): string {
   const workflowId = workflowInfo().workflowId;
   const lines = [`**${state.agent}** · ${state.status} · ${state.usage.modelCalls} model calls`];
   for (const p of state.pendingApprovals) {
-    const decide = (approved: boolean) =>
-      `temporal workflow update execute --workflow-id ${workflowId} --name decide --input '${JSON.stringify({ id: p.id, approved })}'`;
+    const hints = decideHints({ turnId: workflowId, ...p });
     lines.push(
       '',
       `### Waiting for approval: \`${p.tool}\``,
@@ -86,8 +86,12 @@ export function renderDetails(state: TurnState): string {
       ...(p.escalatesTo ? [`- escalates to: ${p.escalatesTo.join(', ')}`] : []),
       ...(p.reminders ? [`- reminders sent: ${p.reminders}`] : []),
       ...(p.preview !== undefined ? ['- preview:', '```', p.preview, '```'] : []),
-      `- approve: \`npx tiller approve ${workflowId} ${p.id}\` or \`${decide(true)}\``,
-      `- deny: \`npx tiller deny ${workflowId} ${p.id} --reason "..."\` or \`${decide(false)}\``,
+      ...(hints
+        ? [
+            `- approve: \`${hints.approve}\` or \`${hints.update(true)}\``,
+            `- deny: \`${hints.deny}\` or \`${hints.update(false)}\``,
+          ]
+        : [`- ${NOBODY_DECIDES}`]),
     );
   }
   for (const child of Object.values(state.children ?? {})) {
@@ -96,7 +100,10 @@ export function renderDetails(state: TurnState): string {
       '',
       `### Sub-agent \`${child.tool}\` (${child.agent}) waits for approval`,
       `- its turn: \`${child.turnId}\` — decide there: ${child.pendingApprovals
-        .map((p) => `\`npx tiller approve ${child.turnId} ${p.id}\` (${p.tool})`)
+        .map((p) => {
+          const hints = decideHints({ turnId: child.turnId, ...p });
+          return hints ? `\`${hints.approve}\` (${p.tool})` : `${p.tool}: ${NOBODY_DECIDES}`;
+        })
         .join(', ')}`,
     );
   }

@@ -152,6 +152,10 @@ test('run without a TTY prints how to decide and leaves the turn waiting; pendin
   const human = await cli(['state', turnId]);
   expect(human.stdout).toContain(`turn ${turnId} · agent assistant · awaiting_approval`);
   expect(human.stdout).toContain(`${id}  delete_file {"path":"notes.txt"}`);
+  // The preview the approver judges by (docs/deciding.md promises it here).
+  expect(human.stdout).toContain(
+    '    preview:\n      would delete notes.txt (17 bytes). First lines:\n      notes for test a\n',
+  );
 
   const approve = await cli(['approve', turnId, id, '--as', 'bob']);
   expect(approve).toMatchObject({ code: 0, stderr: '' });

@@ -395,7 +395,18 @@ describe('scripted model (real HTTP + real openai client)', () => {
     // Default file name when none is mentioned.
     const r5 = await client.chat.completions.create({ model: 'demo', messages: userMsg('clean up please') });
     expect(r5.choices[0]?.message.content).toBe('Let me read notes.txt first.');
-    expect(model.requests).toHaveLength(5);
+
+    // A failed read is said as such (the delete is still offered, for its gate to decide).
+    const unread = [
+      ...messages.slice(0, 3),
+      { role: 'tool' as const, tool_call_id: read.id, content: 'Error: read_file failed: report.md does not exist' },
+    ];
+    const r6 = await client.chat.completions.create({ model: 'demo', messages: unread, tools });
+    expect(r6.choices[0]?.message.content).toBe(
+      "I could not read report.md (Error: read_file failed: report.md does not exist); I'll still try to delete it as you asked.",
+    );
+    expect(r6.choices[0]?.message.tool_calls?.[0]).toMatchObject({ function: { name: 'delete_file' } });
+    expect(model.requests).toHaveLength(6);
   });
 
   it('scriptByInstructions routes each request by its system prompt, one cursor per route', async () => {

@@ -269,7 +269,10 @@ describe('Block Kit messages stay within Slack limits and escape what they quote
     );
     expect(checkBlocks(long.blocks, 'message')).toBeUndefined();
     expect(long.blocks.some((b) => b.type === 'actions')).toBe(false);
-    expect(JSON.stringify(long.blocks)).toContain('decide with `npx tiller approve`');
+    // The whole commands, as printed (runnable: nothing cut).
+    const texts = long.blocks.map((b) => (b as { text?: { text: string } }).text?.text);
+    expect(texts).toContain(`\`npx tiller approve ${'w'.repeat(1_000)} ${'c'.repeat(1_000)}\``);
+    expect(texts).toContain(`\`npx tiller deny ${'w'.repeat(1_000)} ${'c'.repeat(1_000)} --reason "..."\``);
   });
 
   test('the deny modal is a valid view; metadata that does not fit drops the response URL, then the modal', () => {

@@ -17,7 +17,8 @@ const DEFAULT_FILE = 'notes.txt';
  * Stateless: each answer is derived from `body.messages`. The file is the first `name.ext`-like token
  * in the last user message (default `notes.txt`). After the last user message:
  * 1. no tool result yet → "Let me read <file> first." plus a `read_file` call;
- * 2. last message is the `read_file` result → "I've read it; now I'll delete <file> as you asked." plus a
+ * 2. last message is the `read_file` result → "I've read it; now I'll delete <file> as you asked." (or, when
+ *    the read failed, "I could not read <file> (<error>); I'll still try to delete it as you asked.") plus a
  *    `delete_file` call;
  * 3. last message is the `delete_file` result → a final summary: "Done: <file> was deleted. Its contents
  *    were: <first 200 chars of the read result>" if the result starts with `Deleted`, otherwise
@@ -53,8 +54,11 @@ function demoAnswer(messages: LooseMessage[], index: number, usage: ScriptUsage)
     last?.role === 'tool' && typeof last.tool_call_id === 'string' ? names.get(last.tool_call_id) : undefined;
 
   if (lastToolName === 'read_file') {
+    const read = messageText(last?.content);
     return {
-      content: `I've read it; now I'll delete ${file} as you asked.`,
+      content: read.startsWith('Error')
+        ? `I could not read ${file} (${read.slice(0, 200)}); I'll still try to delete it as you asked.`
+        : `I've read it; now I'll delete ${file} as you asked.`,
       toolCalls: [{ id: `${idBase}_delete`, name: 'delete_file', arguments: { path: file } }],
       usage,
     };
