@@ -28,7 +28,9 @@ import { agentSource, runSource } from './consumer/sources.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NAME = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
 const keep = process.argv.includes('--keep');
-const given = process.argv.includes('--tarball') ? path.resolve(process.argv[process.argv.indexOf('--tarball') + 1]) : undefined;
+const given = process.argv.includes('--tarball')
+  ? path.resolve(process.argv[process.argv.indexOf('--tarball') + 1])
+  : undefined;
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const results = [];
 
@@ -148,13 +150,30 @@ async function gatedTurn(dir, kind) {
       );
     }
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5 * 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15 * 60_000); // a first run installs the Temporal CLI
   const code = await done;
   clearTimeout(timer);
   check(
     `${kind}: the gated turn completed with the tool's result`,
     code === 0 && /^RESULT ok/m.test(out),
     `exit ${code}`,
+  );
+}
+
+/** The CLI's own commands that need files of the package (the Temporal CLI it installed, the workflows). */
+function cliCommands(dir) {
+  const t = sh('npx', ['--no-install', 'tiller', 'temporal', '--version'], { cwd: dir });
+  check(
+    'npx tiller temporal --version (the passthrough) from the project',
+    t.ok && /temporal version/.test(t.out),
+    t.out.trim().slice(-300),
+  );
+  const out = path.join(dir, 'workflow-bundle.js');
+  const b = sh('npx', ['--no-install', 'tiller', 'bundle', out], { cwd: dir });
+  check(
+    'npx tiller bundle from the project',
+    b.ok && fs.existsSync(out) && fs.statSync(out).size > 100_000,
+    b.out.trim().slice(-300),
   );
 }
 
@@ -176,6 +195,7 @@ async function project(kind, tarball) {
   }
   rootNames(dir, kind);
   if (typecheck(dir, kind)) await gatedTurn(dir, kind);
+  if (kind === 'esm') cliCommands(dir);
   if (!keep) fs.rmSync(dir, { recursive: true, force: true });
 }
 

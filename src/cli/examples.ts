@@ -34,6 +34,11 @@ export const EXAMPLES: Record<string, string[]> = {
     'npx tiller temporal workflow describe --workflow-id turn-1234',
   ],
   setup: ['TEMPORAL_ADDRESS=temporal:7233 npx tiller setup'],
+  bundle: [
+    'npx tiller bundle workflow-bundle.js                         # the plain bundle',
+    'npx tiller bundle workflow-bundle.js --traced --encrypted    # and its twins for tracing and encryption',
+    'TILLER_WORKFLOW_BUNDLE=workflow-bundle.js npx tiller worker  # a worker that does not bundle at start',
+  ],
   replay: [
     'npx tiller replay turn-1234 my-session          # these turns/sessions (latest run of each)',
     `npx tiller replay --query 'TillerStatus="awaiting_approval"'   # every turn waiting for a human`,

@@ -8,6 +8,7 @@ import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand,
 import { codecServerCommand } from './codec';
 import { examplesText } from './examples';
 import { devCommand } from './dev';
+import { writeWorkflowBundles, type BundleOptions } from './bundle';
 import { REPLAY_EXIT_CODES, replayCommand } from './replay';
 import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
@@ -203,6 +204,17 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .action(async (id: string) => done(await cancelCommand(settings(), id)));
 
   addTemporalCommand(cmd, done);
+
+  cmd
+    .command('bundle')
+    .description('build the workflow bundle once, for workers that should not bundle at start (TILLER_WORKFLOW_BUNDLE)')
+    .argument('<out>', 'the bundle file to write, e.g. workflow-bundle.js')
+    .option('--traced', 'also write <out>.traced.js, with the OpenTelemetry workflow interceptors')
+    .option('--encrypted', 'also write <out>.encrypted.js, with the encoding failure converter (encryption)')
+    .action(async (out: string, o: BundleOptions) => {
+      await writeWorkflowBundles(out, o);
+      done(EXIT.ok);
+    });
 
   cmd
     .command('setup')

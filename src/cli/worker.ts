@@ -45,7 +45,7 @@ export function encryptedBundlePath(bundlePath: string): string {
 /**
  * The prebuilt workflow bundle to run, if any. Tracing needs the OpenTelemetry workflow interceptors
  * inside the bundle (WORKFLOW_TRACING_MODULE), encryption the encoding failure converter
- * (src/codec/failures.ts): the twin that `scripts/build-workflow-bundle.ts --traced --encrypted` writes
+ * (src/codec/failures.ts): the twin that `tiller bundle --traced --encrypted` writes
  * next to the plain one (`.traced.js`, `.encrypted.js`, `.traced.encrypted.js`), or else none (bundle at start).
  */
 export function chooseBundle(

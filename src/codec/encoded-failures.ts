@@ -30,7 +30,7 @@ export function assertBundleEncodesFailures(
   if (bundleEncodesFailures(bundle)) return;
   throw new Error(
     'the workflow bundle was built without the encoding failure converter, so with encryption on its ' +
-      'failure messages would be stored in plaintext: build it with `scripts/build-workflow-bundle.ts <out> ' +
+      'failure messages would be stored in plaintext: build it with `npx tiller bundle <out> ' +
       '--encrypted` (or bundleWorkflowCode({ ..., failureConverterPath: ENCODED_FAILURES_PATH })), or drop the bundle',
   );
 }
