@@ -8,6 +8,10 @@
  * The race is made, not hoped for: a workflow-only worker and an activity-only worker, the preview held
  * by a latch; the workflow worker stops, the preview ends, the decision is sent while no workflow worker
  * polls; a new workflow worker then gets both in one workflow task (the history proves it).
+ *
+ * Fixtures (TILLER_RECORD_FIXTURES=1): each test records its turn on the new path (patch
+ * `decide-before-wait`). `decide-before-wait-old-path` is the signal test's turn recorded on the code
+ * before the fix (the signal refused "not pending (status: running)", no marker): it replays on the old path.
  */
 import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateStage } from '@temporalio/client';
