@@ -319,6 +319,7 @@ function tillerSpecs(
       env: {
         ...shape.workerEnv,
         ...clientEnv(state, 'worker'),
+        ...(state.security && { TILLER_VERIFIED_APPROVERS: 'on' }), // issue 33: a header-less decision is refused
         TILLER_WORKSPACE: workspace,
         TILLER_WORKFLOW_BUNDLE: bundle,
         TILLER_METRICS_ADDRESS: `127.0.0.1:${ports.workerMetrics(i)}`,

@@ -15,7 +15,14 @@ export const SOAK_INSTRUCTIONS = 'You are the soak agent.';
 export const HELPER_INSTRUCTIONS = 'You are the soak helper.';
 
 /** Tools: one ungated, one gated without deadline, one gated with a short deadline; all write the ledger. */
-export const TOOLS = { write: 'ledger_write', gated: 'gated_write', timed: 'timed_write', helper: 'helper' } as const;
+export const TOOLS = {
+  write: 'ledger_write',
+  gated: 'gated_write',
+  timed: 'timed_write',
+  /** Gated, with a preview: a decision can arrive while the preview runs (the `instant` scenario). */
+  previewed: 'previewed_write',
+  helper: 'helper',
+} as const;
 
 /** The deadline of `timed_write`'s gate: short, so approval timeouts happen within a quick soak. */
 export const TIMED_GATE = '3 seconds';
@@ -27,9 +34,9 @@ export const soakAgents = [
   defineAgent({
     name: SOAK_AGENT,
     instructions: SOAK_INSTRUCTIONS,
-    tools: [TOOLS.write, TOOLS.gated, TOOLS.timed],
+    tools: [TOOLS.write, TOOLS.gated, TOOLS.timed, TOOLS.previewed],
     subAgents: { [TOOLS.helper]: { agent: HELPER_AGENT, description: 'Ask the helper to write an effect.' } },
-    approvals: { [TOOLS.gated]: true, [TOOLS.timed]: { timeout: TIMED_GATE } },
+    approvals: { [TOOLS.gated]: true, [TOOLS.timed]: { timeout: TIMED_GATE }, [TOOLS.previewed]: true },
   }),
   defineAgent({ name: HELPER_AGENT, instructions: HELPER_INSTRUCTIONS, tools: [TOOLS.write] }),
   defineAgent({ name: FAIL_AGENT, instructions: SOAK_INSTRUCTIONS, tools: [TOOLS.write], maxModelCalls: 1 }),
@@ -66,6 +73,8 @@ function ledgerTool(name: string, ledgerUrl: string): ToolDefinition<any> {
     name,
     description: 'Apply an effect in the ledger, once per tool call.',
     input: z.object({ effect: z.string() }),
+    // An activity before the wait: the window in which a decision reaches a call still preparing.
+    ...(name === TOOLS.previewed && { preview: ({ effect }: { effect: string }) => `would apply ${effect}` }),
     async execute({ effect }, ctx) {
       const { attempt } = Context.current().info;
       await post(`${ledgerUrl}/attempts`, { key: ctx.idempotencyKey, effect, attempt, pid: process.pid });
@@ -79,5 +88,5 @@ function ledgerTool(name: string, ledgerUrl: string): ToolDefinition<any> {
 }
 
 export function soakTools(ledgerUrl: string): ToolDefinition<any>[] {
-  return [TOOLS.write, TOOLS.gated, TOOLS.timed].map((name) => ledgerTool(name, ledgerUrl));
+  return [TOOLS.write, TOOLS.gated, TOOLS.timed, TOOLS.previewed].map((name) => ledgerTool(name, ledgerUrl));
 }

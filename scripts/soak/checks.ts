@@ -126,6 +126,11 @@ export function judge(records: readonly TurnRecord[], effects: readonly LedgerEf
       } else if (d.outcome === 'refused') {
         tally.refused++;
         if (reflected) v.decisionsAppliedUnacknowledged++;
+        // Sent before the call waited, it must be held until it does (issue 34): a refusal loses it.
+        else if (sc.kind === 'instant') {
+          v.decisionsLost++;
+          problem(`${sc.id}: ${d.client}'s early decision was refused: ${d.message ?? ''}`);
+        }
       } else {
         tally.gaveUp++;
         problem(`${sc.id}: ${d.client} gave up after ${d.attempts} attempts: ${d.message ?? ''}`);

@@ -15,7 +15,8 @@ export type FaultKind =
   | 'kill-frontend'
   | 'restart-postgres'
   | 'restart-gateway'
-  | 'model-outage';
+  | 'model-outage'
+  | 'stall-workers';
 
 export const SCHEDULE: FaultKind[] = [
   'kill-one-worker',
@@ -26,7 +27,14 @@ export const SCHEDULE: FaultKind[] = [
   'kill-matching',
   'restart-postgres',
   'kill-frontend',
+  'stall-workers',
 ];
+
+/**
+ * How long `stall-workers` keeps workers stopped: past the workflow task timeout (10 s, Temporal's
+ * default, which turns keep), so the tasks they hold time out and go to the worker left running.
+ */
+export const STALL_MS = 12_000;
 
 export interface FaultRun {
   kind: FaultKind;
@@ -41,8 +49,8 @@ export interface FaultRun {
 
 interface Plan {
   role: ProcessRole | 'model';
-  /** How many of the role's processes: one, or all. */
-  count: 'one' | 'all';
+  /** How many of the role's processes: one, all, or all but one. */
+  count: 'one' | 'all' | 'all-but-one';
   signal: NodeJS.Signals;
 }
 
@@ -57,6 +65,9 @@ const PLANS: Record<FaultKind, Plan> = {
   'restart-postgres': { role: 'postgres', count: 'all', signal: 'SIGINT' },
   'restart-gateway': { role: 'gateway', count: 'all', signal: 'SIGKILL' },
   'model-outage': { role: 'model', count: 'all', signal: 'SIGKILL' },
+  // Stopped, not killed (SIGSTOP, then SIGCONT): their workflow tasks time out while the decisions of
+  // `instant` turns arrive; then they wake and finish tasks the server has given to another worker.
+  'stall-workers': { role: 'tiller-worker', count: 'all-but-one', signal: 'SIGSTOP' },
 };
 
 export interface FaultDeps {
@@ -86,12 +97,39 @@ export async function injectFault(deps: FaultDeps, kind: FaultKind, begin: () =>
     begin();
     return { kind, injected: false, processes: [], note: `no ${plan.role} process on this target` };
   }
-  const victims = (plan.count === 'one' ? all.slice(0, 1) : all).map((p) => p.name);
+  const victims = (plan.count === 'one' ? all.slice(0, 1) : plan.count === 'all-but-one' ? all.slice(1) : all).map(
+    (p) => p.name,
+  );
   deps.log(`fault ${kind}: ${plan.signal} ${victims.join(', ')}`);
+  if (plan.signal === 'SIGSTOP') return stall(deps, kind, all, victims, begin, t0);
   const killed = Promise.all(victims.map((name) => deps.cluster.kill(name, plan.signal)));
   begin();
   await killed;
   await Promise.all(victims.map((name) => deps.cluster.start(name)));
+  return measure(deps, { kind, injected: true, processes: victims }, t0);
+}
+
+/** Stops `victims` for STALL_MS (a stopped process never exits: signalled directly), then resumes them. */
+async function stall(
+  deps: FaultDeps,
+  kind: FaultKind,
+  all: ReturnType<Cluster['processes']>,
+  victims: string[],
+  begin: () => void,
+  t0: number,
+): Promise<FaultRun> {
+  const pids = all.filter((p) => victims.includes(p.name) && p.pid !== undefined).map((p) => p.pid!);
+  if (pids.length === 0) {
+    begin();
+    return { kind, injected: false, processes: [], note: 'no second worker to stall (or no pids)' };
+  }
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  try {
+    begin();
+    await new Promise((r) => setTimeout(r, STALL_MS));
+  } finally {
+    for (const pid of pids) process.kill(pid, 'SIGCONT');
+  }
   return measure(deps, { kind, injected: true, processes: victims }, t0);
 }
 

@@ -39,6 +39,7 @@ const FIRST_TOOL: Record<ScenarioKind, string> = {
   approve: TOOLS.gated,
   deny: TOOLS.gated,
   race: TOOLS.gated,
+  instant: TOOLS.previewed,
   timeout: TOOLS.timed,
   subagent: TOOLS.helper,
   helper: TOOLS.write,

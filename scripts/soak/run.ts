@@ -64,7 +64,12 @@ export async function runSoak(
     if (!record.result) throw new Error(record.error ?? 'no result');
   };
   for (const [i, kind] of schedule.entries()) {
-    const burst = mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
+    // While workers stall (their workflow tasks timing out), the burst is `instant` turns: decisions
+    // sent the moment each call shows, racing its preview and the timed-out tasks (issue 34).
+    const burst =
+      kind === 'stall-workers'
+        ? Array.from({ length: Math.max(1, opts.burst) }, (_, n) => [scenario('instant', `${runId}-f${i}-i${n}`)])
+        : mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
     const run = await injectFault({ cluster, model, outageMs: opts.outageMs, canary, log }, kind, () => {
       releases[i]!.open();
       for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);

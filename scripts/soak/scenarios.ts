@@ -7,7 +7,7 @@ import type { ToolCallStatus } from '../../src/core/schemas';
 import { FAIL_AGENT, SOAK_AGENT, TOOLS } from './agents';
 
 export type ScenarioKind =
-  'write' | 'approve' | 'deny' | 'race' | 'timeout' | 'subagent' | 'session' | 'fail' | 'canary' | 'helper';
+  'write' | 'approve' | 'deny' | 'race' | 'instant' | 'timeout' | 'subagent' | 'session' | 'fail' | 'canary' | 'helper';
 
 /** The clients that decide: the gateway over HTTP, `tiller approve|deny`, and the stock `temporal` CLI. */
 export type DeciderName = 'gateway' | 'tiller-cli' | 'temporal-cli-update' | 'temporal-cli-signal';
@@ -28,7 +28,11 @@ export interface Scenario {
   agent: string;
   input: string;
   expect: Expectation;
-  /** Who decides the gated call, and how; a race has two clients deciding opposite ways at once. */
+  /**
+   * Who decides the gated call, and how; a race has two clients deciding opposite ways at once. An
+   * `instant` turn's decision goes the moment its call shows in the turn's state (its preview may still
+   * run), not when a fault releases it.
+   */
   decisions?: { client: DeciderName; approved: boolean }[];
   /** A session's turns share this session id. */
   sessionId?: string;
@@ -60,6 +64,7 @@ const EXPECT: Record<Exclude<ScenarioKind, 'helper'>, Expectation> = {
   approve: done(TOOLS.gated),
   deny: { ...done(TOOLS.gated, 2, 0), toolStatus: 'denied' },
   race: done(TOOLS.gated),
+  instant: done(TOOLS.previewed),
   timeout: { ...done(TOOLS.timed, 2, 0), toolStatus: 'timed_out' },
   // The parent's usage includes its sub-agent's: 2 calls each.
   subagent: done(TOOLS.helper, 4),
@@ -74,10 +79,12 @@ const MIX: Exclude<ScenarioKind, 'helper' | 'canary'>[] = [
   'deny',
   'subagent',
   'race',
+  'instant',
   'timeout',
   'approve',
   'session',
   'deny',
+  'instant',
   'fail',
 ];
 
@@ -94,6 +101,8 @@ export function scenario(kind: Exclude<ScenarioKind, 'helper'>, id: string, deci
   const client = SINGLE_DECIDERS[decider % SINGLE_DECIDERS.length]!;
   if (kind === 'approve') return { ...base, decisions: [{ client, approved: true }] };
   if (kind === 'deny') return { ...base, decisions: [{ client, approved: false }] };
+  // The gateway: the quickest client (an HTTP call), so the decision can beat the call's preview.
+  if (kind === 'instant') return { ...base, decisions: [{ client: 'gateway', approved: true }] };
   if (kind === 'race') {
     // Two update-based clients at once, opposite ways: exactly one may be acknowledged.
     const pair: DeciderName[][] = [

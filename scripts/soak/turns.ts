@@ -88,6 +88,22 @@ async function pendingCall(ctx: DriveContext, turnId: string, deadline: number):
 }
 
 /**
+ * The id of the turn's gated call the moment it shows in the turn's state — with a preview still
+ * running, often before it waits: what the `instant` scenario decides at once. Polled without a pause
+ * worth the name: the point is to be early.
+ */
+async function shownCall(ctx: DriveContext, turnId: string, tool: string, deadline: number): Promise<string> {
+  for (;;) {
+    if (ctx.stopped?.()) throw new Error('the soak is shutting down');
+    const state = await ctx.tiller.state(turnId).catch(() => undefined);
+    const id = state?.pendingApprovals[0]?.id ?? state?.toolCalls.find((c) => c.name === tool)?.id;
+    if (id) return id;
+    if (Date.now() > deadline) throw new Error(`turn ${turnId}: no ${tool} call showed`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/**
  * The turn's result, waited for until `deadline` at most: `result()` long-polls for as long as the
  * turn runs, so a turn that never ends (a decision that never arrived) must not hold the soak.
  */
@@ -123,7 +139,15 @@ export function driveTurn(
     try {
       const turnId = await start(ctx, sc, deadline);
       record.turnId = turnId;
-      if (sc.decisions) {
+      if (sc.decisions && sc.kind === 'instant') {
+        // Not held for a fault: decided as soon as the call shows, while workflow tasks time out around it.
+        markPending();
+        const callId = await shownCall(ctx, turnId, sc.expect.tool, deadline);
+        const remaining = { deadlineMs: Math.max(0, deadline - Date.now()), retryMs: ctx.retryMs };
+        record.decisions = await Promise.all(
+          sc.decisions.map((d) => decide(d.client, ctx.target, turnId, callId, d.approved, remaining)),
+        );
+      } else if (sc.decisions) {
         const callId = await pendingCall(ctx, turnId, deadline);
         markPending();
         await release;

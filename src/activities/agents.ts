@@ -32,6 +32,7 @@ export interface AgentActivityDeps {
   defaultModel: string;
   searchAttributes: boolean;
   decideSignal?: boolean;
+  verifiedApprovers?: boolean;
   /** The worker's MCP clients, when it has `mcpServers`. */
   mcp?: McpPool;
 }
@@ -88,6 +89,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     ...(def.approveAnswer && { answerGate: def.approveAnswer === true ? {} : def.approveAnswer }),
     searchAttributes: deps.searchAttributes,
     ...(deps.decideSignal === false && { decideSignal: false }),
+    ...(deps.verifiedApprovers === true && { verifiedApprovers: true }),
   };
 }
 

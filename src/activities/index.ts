@@ -32,6 +32,8 @@ export interface ActivityDeps {
   searchAttributes: boolean;
   /** Whether turns accept the `decide` signal (else updates only). Default true. */
   decideSignal?: boolean;
+  /** Whether decisions must carry the verified approver header (see `verifiedApprovers`). Default false. */
+  verifiedApprovers?: boolean;
   /** MCP servers' tools (`<server>__<tool>`); the caller owns the pool and closes it. */
   mcp?: McpPool;
 }
@@ -54,6 +56,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
     defaultModel: deps.defaultModel,
     searchAttributes: deps.searchAttributes,
     decideSignal: deps.decideSignal ?? true,
+    verifiedApprovers: deps.verifiedApprovers ?? false,
     ...(deps.mcp && { mcp: deps.mcp }),
   };
   return {

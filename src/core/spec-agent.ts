@@ -71,6 +71,11 @@ export interface AgentSpec {
   searchAttributes: boolean;
   /** `false`: this deployment takes decisions by update only (absent: the signal decides too). */
   decideSignal?: boolean;
+  /**
+   * `true`: this deployment verifies approvers (the worker's `verifiedApprovers`): a decision without the
+   * verified `tillerApprover` header is refused and recorded, its body's `approver` never believed.
+   */
+  verifiedApprovers?: boolean;
   /** Agents whose gates and hooks were merged into this spec (a sub-agent with `inherit: true`). */
   inherits?: string[];
   /** Guardrails by name (their functions stay in the worker); absent: none. */

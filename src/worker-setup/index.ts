@@ -69,6 +69,15 @@ export interface WorkerSetupOptions {
    * a rejected update never reaches history, so nothing a client sends can grow a turn's history.
    */
   decideSignal?: boolean;
+  /**
+   * This deployment verifies approvers: its Temporal server checks the `tillerApprover` header of every
+   * decision against the caller's token (the secured cluster, `npm run cluster`, and a gateway in front
+   * of it). Then a decision without the header — a batch operation, a client around the authorizer — is
+   * refused and recorded as DECISION_REJECTED, and the `approver` its body names is never believed.
+   * Default: false, unless `TILLER_VERIFIED_APPROVERS=on`. Off where the server checks no header (a
+   * dev server): there a header proves nothing, and decisions name their approver in the body.
+   */
+  verifiedApprovers?: boolean;
 }
 
 /** What a worker runs: its activities, and the MCP connections they use (the caller closes them). */
@@ -99,7 +108,16 @@ export function setUpWorker(opts: WorkerSetupOptions): WorkerSetup {
     defaultModel: opts.model ?? defaultModel(),
     searchAttributes: opts.searchAttributes ?? true,
     decideSignal: opts.decideSignal ?? process.env.TILLER_DECIDE_SIGNAL !== 'off',
+    verifiedApprovers: opts.verifiedApprovers ?? verifiedApproversFromEnv(),
     ...(mcp && { mcp }),
   });
   return { activities, mcp };
+}
+
+/** `TILLER_VERIFIED_APPROVERS`: `on` or `off` (absent: off); anything else is refused, not guessed. */
+function verifiedApproversFromEnv(): boolean {
+  const value = process.env.TILLER_VERIFIED_APPROVERS;
+  if (value === undefined || value === '' || value === 'off') return false;
+  if (value === 'on') return true;
+  throw new Error(`TILLER_VERIFIED_APPROVERS must be "on" or "off", got ${JSON.stringify(value)}`);
 }

@@ -100,8 +100,11 @@ async function gateAnswer(
     recorder.record({ type: 'TOOL_ENDED', toolCallId: id, tool: ANSWER_TOOL, durationMs: 0, result: approved.text });
     return { type: 'approved' as const, answer: approved };
   };
-  // The agent's approveAnswer hooks first: proceed, deny (the model revises) or ask a human.
+  // The agent's approveAnswer hooks first: proceed, deny (the model revises) or ask a human. While
+  // they run the answer is preparing at the desk: a decision for it is held until it waits, or refused
+  // if the hooks settle it (the mark comes off when the wait is raised, or here; no added await).
   if (agent.hooks.approveAnswer) {
+    desk.prepare(id);
     let outcome: ApprovalOutcome;
     try {
       const response = await acts.approveAnswer.executeWithOptions(
@@ -121,11 +124,15 @@ async function gateAnswer(
       recorder.hookFailures(response.hookFailures, id);
       outcome = response.outcome;
     } catch (err) {
-      if (isCancellation(err)) throw err;
+      if (isCancellation(err)) {
+        desk.unprepare(id);
+        throw err;
+      }
       recorder.hookFailures([{ hook: 'approveAnswer', error: describeFailure(err) }], id);
       outcome = { action: 'deny', reason: 'the answer could not be checked; answer again' };
     }
     if (outcome.action !== 'ask') {
+      desk.unprepare(id);
       const reason = outcome.action === 'deny' ? deniedResult(outcome.reason) : undefined;
       const decision = {
         id,

@@ -19,7 +19,7 @@ export class ApprovalDesk {
 
   constructor(deps: DeskDeps) {
     // No prototype: a decision id such as "constructor" or "__proto__" must not find anything here.
-    this.desk = { waiters: Object.create(null) as DeskState['waiters'], deps };
+    this.desk = { waiters: Object.create(null) as DeskState['waiters'], preparing: new Set(), deps };
     // Before any handler is set: decisions then arrive with their verified caller (./caller.ts).
     installCallerInterceptor();
   }
@@ -29,12 +29,26 @@ export class ApprovalDesk {
    * `verified` false: a replay of a decision applied before verified callers (see `checkDecision`).
    */
   check(raw: unknown, verified = true): DeskVerdict<Decision> {
-    return checkDecision(this.desk, raw, verified);
+    return checkDecision(this.desk, raw, verified, true);
   }
 
   /** Applies a decision from either channel; every rejection the handler sees is recorded. */
   apply(raw: unknown, via: 'update' | 'signal'): Promise<DeskVerdict<RecordedDecision>> {
     return applyDecision(this.desk, raw, via);
+  }
+
+  /**
+   * Marks a gated call whose approval hook or preview is about to run: a decision for it is then taken
+   * and held until it waits. Synchronous (no await): the calls' command order is unchanged. The mark
+   * comes off when the wait is raised, or with `unprepare` when the call ends without waiting.
+   */
+  prepare(toolCallId: string): void {
+    this.desk.preparing.add(toolCallId);
+  }
+
+  /** Takes the mark off a call that did not wait (its hook or preview settled it); a held decision is refused. */
+  unprepare(toolCallId: string): void {
+    this.desk.preparing.delete(toolCallId);
   }
 
   /** Records a signal this deployment does not take, bounded like any rejection. */

@@ -15,9 +15,13 @@ import type { TurnRecorder } from './recorder';
 export function deskActivities(
   recorder: TurnRecorder,
   agent: () => AgentSpec | undefined,
-): Pick<DeskDeps, 'validateArgs' | 'notifyPending' | 'notifyResolved' | 'maxArgsChars' | 'keepsReceipts'> {
+): Pick<
+  DeskDeps,
+  'validateArgs' | 'notifyPending' | 'notifyResolved' | 'maxArgsChars' | 'keepsReceipts' | 'verifiesApprovers'
+> {
   return {
     maxArgsChars: () => agent()?.limits?.maxToolArgChars,
+    verifiesApprovers: () => agent()?.verifiedApprovers === true,
     validateArgs(tool, args) {
       if (!agent()?.tools.some((t) => t.name === tool && t.subAgent)) {
         return acts.validateToolArgs.executeWithOptions({ ...hookOptions, summary: `validate edited ${tool} args` }, [

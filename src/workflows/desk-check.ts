@@ -4,14 +4,14 @@
  * reject the same payloads); `applyDecision` adds the approver rules and edited arguments, then records
  * it. Every rejection a handler sees is recorded as DECISION_REJECTED.
  */
-import { patched } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import { describeApprovers, mayDecide } from '../core/approvers';
 import { deniedResult } from '../core/policy';
 import { refusedPayload } from '../core/failures';
 import { Decision, formatZodError, type RecordedDecision } from '../core/schemas';
 import type { ValidateArgsResponse } from '../core/spec';
 import { callerOf } from './caller';
-import { PATCH_VERIFIED_APPROVER } from './patches';
+import { PATCH_APPROVER_HEADER_REQUIRED, PATCH_DECIDE_BEFORE_WAIT, PATCH_VERIFIED_APPROVER } from './patches';
 import type { DeskDeps, DeskState, DeskVerdict, Waiter } from './desk-types';
 
 /**
@@ -19,8 +19,18 @@ import type { DeskDeps, DeskState, DeskVerdict, Waiter } from './desk-types';
  * A decision that came through the secured cluster carries its verified caller (`tillerApprover`):
  * it is decided as that approver, with that caller's groups, and refused if its body names another
  * (`verified` false: a replay of a decision applied before that rule, which kept the body's names).
+ *
+ * `validating` (the update's validator): a decision for a call still preparing (its approval hook or
+ * preview runs) is taken after the checks that need no waiter, and so is a header-less one where the
+ * worker verifies approvers — `applyDecision` holds the first until the call waits and refuses the
+ * second, each recorded.
  */
-export function checkDecision({ waiters, deps }: DeskState, raw: unknown, verified = true): DeskVerdict<Decision> {
+export function checkDecision(
+  { waiters, preparing, deps }: DeskState,
+  raw: unknown,
+  verified = true,
+  validating = false,
+): DeskVerdict<Decision> {
   const refused = refusedPayload(raw);
   if (refused !== undefined) return rejected(`decision refused: ${refused}`);
   const parsed = Decision.safeParse(raw);
@@ -28,6 +38,7 @@ export function checkDecision({ waiters, deps }: DeskState, raw: unknown, verifi
   let decision = parsed.data;
   const caller = verified ? callerOf(raw) : undefined;
   if (caller?.type === 'invalid') return rejected(`decision refused: ${caller.reason}`);
+  if (validating && caller === undefined && deps.verifiesApprovers?.()) return { type: 'accepted', decision };
   if (caller) {
     if (decision.approver !== undefined && decision.approver !== caller.approver)
       return rejected(`${caller.approver} may not decide as ${decision.approver}`);
@@ -37,6 +48,7 @@ export function checkDecision({ waiters, deps }: DeskState, raw: unknown, verifi
     decision = { ...rest, approver: caller.approver, ...(caller.groups.length && { approverGroups: caller.groups }) };
   }
   const waiter = waiters[decision.id];
+  if (!waiter && validating && preparing.has(decision.id)) return { type: 'accepted', decision };
   if (!waiter) {
     const { state } = deps.recorder;
     const known = state.toolCalls.find((c) => c.id === decision.id);
@@ -73,7 +85,21 @@ export async function applyDecision(
   raw: unknown,
   via: 'update' | 'signal',
 ): Promise<DeskVerdict<RecordedDecision>> {
-  const { waiters, deps } = desk;
+  const { waiters, preparing, deps } = desk;
+  // Where approvers are verified, a decision without the header is refused: its body names anyone.
+  if (callerOf(raw) === undefined && deps.verifiesApprovers?.() && patched(PATCH_APPROVER_HEADER_REQUIRED)) {
+    const { id } = describePayload(raw);
+    return reject(deps, via, NO_HEADER, { ...(id !== undefined && { id }) });
+  }
+  // A decision for a call whose hook or preview runs waits for the call to wait (or not to).
+  const id = describePayload(raw).id;
+  if (id !== undefined && !waiters[id] && preparing.has(id) && patched(PATCH_DECIDE_BEFORE_WAIT)) {
+    await condition(() => waiters[id] !== undefined || !preparing.has(id));
+    if (!waiters[id]) {
+      const status = deps.recorder.state.toolCalls.find((c) => c.id === id)?.status ?? 'unknown';
+      return reject(deps, via, `tool call ${id} did not wait for a decision (status: ${status})`, describePayload(raw));
+    }
+  }
   // Only a decision with a verified caller reaches the patch: histories without one replay unmarked.
   const checked = checkDecision(desk, raw, callerOf(raw) === undefined || patched(PATCH_VERIFIED_APPROVER));
   if (checked.type === 'rejected') return reject(deps, via, checked.reason, describePayload(raw));
@@ -171,6 +197,9 @@ function record(deps: DeskDeps, waiter: Waiter, decision: Decision, via: 'update
   }
   return recorded;
 }
+
+const NO_HEADER =
+  'decision refused: this deployment verifies approvers, and the decision has no tillerApprover header (its approver is not believed)';
 
 function rejected(reason: string): { type: 'rejected'; reason: string } {
   return { type: 'rejected', reason };

@@ -68,11 +68,21 @@ export interface DeskDeps {
    * turn does not continue as new — while one of its notifications runs, so its receipt is carried.
    */
   keepsReceipts?(): boolean;
+  /**
+   * Whether this deployment verifies approvers (the worker's `verifiedApprovers`): a decision without
+   * the verified `tillerApprover` header is refused and recorded, its body's `approver` never believed.
+   */
+  verifiesApprovers?(): boolean;
 }
 
 /** The desk's calls in wait, by tool call id, and its dependencies: what its parts share. */
 export interface DeskState {
   /** Without a prototype (`Object.create(null)`): an id such as "__proto__" finds nothing. */
   readonly waiters: Record<string, Waiter>;
+  /**
+   * Gated calls whose approval hook or preview runs: they will wait for a human unless the hook or the
+   * preview settles them. A decision for one is taken and held until the call waits (./desk-check.ts).
+   */
+  readonly preparing: Set<string>;
   readonly deps: DeskDeps;
 }

@@ -29,7 +29,7 @@ const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /** Puts the call in wait at the desk and records APPROVAL_REQUESTED: who may decide, until when. */
 export function raiseRequest(
-  { waiters, deps }: DeskState,
+  { waiters, preparing, deps }: DeskState,
   call: ToolCallContext,
   gate: GateSpec,
   preview?: string,
@@ -53,6 +53,7 @@ export function raiseRequest(
     ...(preview !== undefined && { preview }),
   };
   waiters[call.toolCallId] = waiter;
+  preparing.delete(call.toolCallId);
   const firstTimeout = first.timeout === undefined ? undefined : msToNumber(first.timeout);
   deps.recorder.record({
     type: 'APPROVAL_REQUESTED',

@@ -78,3 +78,18 @@ export const PATCH_CONTEXT_WINDOW = 'context-window';
  * full. Only an implausible calibration reaches the check.
  */
 export const PATCH_CALIBRATION_BOUNDS = 'calibration-bounds';
+
+/**
+ * A decision that reaches a gated call while its approval hook or preview still runs (often in the
+ * same workflow task as the preview's result, ahead of it) waits for the call to be pending instead of
+ * being refused as "not pending"; a call that then never waits refuses it. Only such a decision
+ * reaches the patch.
+ */
+export const PATCH_DECIDE_BEFORE_WAIT = 'decide-before-wait';
+
+/**
+ * Issue 33: on a worker that verifies approvers (`verifiedApprovers`), a decision without the
+ * `tillerApprover` header is refused and recorded; before the patch its body's `approver` was believed.
+ * Only a header-less decision on such a worker reaches the patch.
+ */
+export const PATCH_APPROVER_HEADER_REQUIRED = 'approver-header-required';

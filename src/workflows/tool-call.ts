@@ -66,9 +66,11 @@ export class ToolCall implements ApprovingCall {
       approvedByTrust(this, verdict.grant);
     } else if (verdict.type === 'ask') {
       this.mayWaitForHuman = true;
+      this.turn.desk.prepare(this.id);
       return this.approveThenExecute(() => askHuman(this, verdict.gate));
     } else if (verdict.type === 'hook') {
       this.mayWaitForHuman = true;
+      this.turn.desk.prepare(this.id);
       // askHuman is called inside the hook's continuation (not after it returns): the same microtask
       // order as the recorded histories, so concurrent calls keep their command order on replay.
       return this.approveThenExecute(() =>
@@ -86,9 +88,18 @@ export class ToolCall implements ApprovingCall {
     return this.execute();
   }
 
-  /** Waits for the approval (a human, or the hook that may ask one), then runs the call unless refused. */
+  /**
+   * Waits for the approval (a human, or the hook that may ask one), then runs the call unless refused.
+   * The call was marked preparing (`run`): a decision may come while its hook or preview runs. Raising
+   * the wait takes the mark off; so does the end here, when the call never waited (no added await).
+   */
   private async approveThenExecute(approve: () => Promise<string | undefined>): Promise<string> {
-    const refusal = await approve();
+    let refusal: string | undefined;
+    try {
+      refusal = await approve();
+    } finally {
+      this.turn.desk.unprepare(this.id);
+    }
     if (refusal !== undefined) return refusal;
     return this.execute();
   }
