@@ -109,11 +109,23 @@ test('arguments that are not JSON and a tool never offered reach the model as to
 });
 
 test('reasoning text is recorded with the call and never sent back to the model', async () => {
-  const { state } = await turn('reader', [
-    { garbage: recorded('chat/reasoning-content.sse').replace('"content":"Hi!"', '"content":"Reading."') },
-  ]);
+  // Two model calls: the reasoning comes with a tool call, so the model is asked again and that second
+  // request is what must not carry it (a one-step script asked once and checked nothing: issue 34).
+  const withCall = recorded('chat/reasoning-content.sse')
+    .replace(
+      '"delta":{"content":"Hi!","reasoning_content":null},"finish_reason":null',
+      '"delta":{"content":null,"reasoning_content":null,"tool_calls":[{"index":0,"id":"call_r","type":"function",' +
+        '"function":{"name":"read_file","arguments":"{\\"path\\":\\"notes.txt\\"}"}}]},"finish_reason":null',
+    )
+    .replace('"finish_reason":"stop"', '"finish_reason":"tool_calls"');
+  expect(withCall).toMatch(/call_r/);
+  const { state } = await turn('reader', [{ garbage: withCall }, { content: 'It says hi.' }]);
+  expect([state.status, state.output]).toEqual(['completed', 'It says hi.']);
   expect(modelCalls(state.events)[0]!.reasoning).toBe('The user wants a greeting. Keep it short.');
-  expect(JSON.stringify(h.model.requests.map((r) => r.body))).not.toMatch(/greeting/);
+  expect(h.model.requests).toHaveLength(2);
+  const second = h.model.requests[1]!.body.messages;
+  expect(second.some((m: { tool_calls?: unknown }) => m.tool_calls !== undefined)).toBe(true);
+  expect(JSON.stringify(second)).not.toMatch(/greeting|Keep it short/);
 });
 
 test("a cut answer taken as the answer on code from before the patch still replays on today's code", async () => {
