@@ -18,6 +18,7 @@ import { temporalSettings } from '../../src/config';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
 import { ensurePostgres, Postgres, postgresHome } from './postgres';
+import { assertClusterPortsFree } from './port-check';
 import { isAlive, startProcess, stopProcess, type ProcessSpec } from './processes';
 import {
   ensureSecurity,
@@ -455,6 +456,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   const shape = readCompose();
   const frontendPort = opts.port ?? 7233;
   const ports = clusterPorts(frontendPort);
+  await assertClusterPortsFree(frontendPort, { ...opts, ui: opts.ui === true }, clusterPorts);
   const bins = ensureServerBinaries(shape.serverVersion, log);
   validateDynamicConfig(bins, shape.dynamicConfigFile);
   if (opts.ui && opts.insecure) throw new Error("the UI signs users in with the cluster's tokens: not with --insecure");

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from './dev-server';
+import { freePort } from './free-port';
 import { stopChild } from './stop-child';
 
 export interface LlamaServer {

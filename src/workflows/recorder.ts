@@ -34,17 +34,21 @@ export class TurnRecorder {
     this.visibility?.sync();
   }
 
-  record(body: TurnEventBody): void {
-    emit(this.state, boundEvent(body), this.now());
+  /**
+   * Records `body` at workflow time, or at `at` when the caller knows a replay-stable time that
+   * workflow time is not (a local activity's end: see ToolCall.ended).
+   */
+  record(body: TurnEventBody, at = this.now()): void {
+    emit(this.state, boundEvent(body), at);
     this.visibility?.sync();
     countEvent(body, { agent: this.state.agent, model: this.model });
   }
 
   /** Hook failures never fail the turn: each is logged and recorded as HOOK_FAILED. */
-  hookFailures(failures: readonly HookFailure[], toolCallId?: string): void {
+  hookFailures(failures: readonly HookFailure[], toolCallId?: string, at?: string): void {
     for (const f of failures) {
       log.warn('hook failed', { hook: f.hook, hookName: f.hookName, error: f.error, toolCallId });
-      this.record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
+      this.record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) }, at);
     }
   }
 }

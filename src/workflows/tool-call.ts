@@ -13,7 +13,7 @@ import { describeFailure } from '../core/failures';
 import { approvalGate, truncateResult, unknownToolResult } from '../core/policy';
 import { subAgentInput } from '../core/subagents';
 import type { RunToolResponse, ToolCallContext, ToolSpec } from '../core/spec';
-import { runToolActivity } from './activities';
+import { runsLocally, runToolActivity } from './activities';
 import type { WaitingCall, WaitOutcome } from './approvals';
 import { approvedByTrust, askHuman, consultApprovalHook, type ApprovingCall } from './tool-approval';
 import { argsForDisplay, displayArgs } from './tool-args';
@@ -110,13 +110,14 @@ export class ToolCall implements ApprovingCall {
     const runArgs = this.runArgs === this.rawArgs ? this.args : argsForDisplay(this.runArgs);
     recorder.record({ type: 'TOOL_STARTED', toolCallId: this.id, tool: this.tool, args: runArgs });
     if (this.isSubAgent) return this.runSubAgent(runArgs);
+    const startedAt = runsLocally(this.toolSpec) ? Date.now() : undefined;
     const running = runToolActivity(this.toolSpec, {
       ...this.context(),
       rawArgs: this.runArgs,
       ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
     });
     return running.then(
-      (outcome) => this.ended(outcome),
+      (outcome) => this.ended(outcome, startedAt),
       (err: unknown) => {
         if (isCancellation(err)) throw err;
         return this.fail(`Error: ${this.tool} did not complete: ${describeFailure(err)}`);
@@ -124,23 +125,29 @@ export class ToolCall implements ApprovingCall {
     );
   }
 
-  /** Records how the tool's activity ended; returns what the model sees. */
-  private ended(outcome: RunToolResponse): string {
-    this.turn.recorder.hookFailures(outcome.hookFailures, this.id);
+  /**
+   * Records how the tool's activity ended; returns what the model sees. A local activity's end is
+   * recorded at its start plus the duration it reported (both in history), not at workflow time: the
+   * time of the activation that resolves a local activity is not replay-stable — core moves workflow
+   * time forward only, to the marker's completion time, so a replay that has already applied the next
+   * workflow task's start resolves it later — and the `state` query must answer the same after a
+   * worker restart (issue 34: `TOOL_ENDED.at` was .736 before a kill -9, .757 after).
+   */
+  private ended(outcome: RunToolResponse, localStartedAt?: number): string {
+    const at = localStartedAt === undefined ? undefined : new Date(localStartedAt + outcome.durationMs).toISOString();
+    this.turn.recorder.hookFailures(outcome.hookFailures, this.id, at);
     if (!outcome.ok) {
       return this.fail(outcome.error ?? outcome.content, {
         durationMs: outcome.durationMs,
         modelSees: outcome.content,
+        ...(at !== undefined && { at }),
       });
     }
     const { durationMs, content } = outcome;
-    this.turn.recorder.record({
-      type: 'TOOL_ENDED',
-      toolCallId: this.id,
-      tool: this.tool,
-      durationMs,
-      result: content,
-    });
+    this.turn.recorder.record(
+      { type: 'TOOL_ENDED', toolCallId: this.id, tool: this.tool, durationMs, result: content },
+      at,
+    );
     return content;
   }
 
@@ -150,15 +157,18 @@ export class ToolCall implements ApprovingCall {
   }
 
   /** Records the call as failed; returns what the model reads (the error itself unless said otherwise). */
-  fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number } = {}): string {
-    this.turn.recorder.record({
-      type: 'TOOL_FAILED',
-      toolCallId: this.id,
-      tool: this.tool,
-      args: more.args ?? this.args,
-      ...(more.durationMs !== undefined && { durationMs: more.durationMs }),
-      error,
-    });
+  fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number; at?: string } = {}): string {
+    this.turn.recorder.record(
+      {
+        type: 'TOOL_FAILED',
+        toolCallId: this.id,
+        tool: this.tool,
+        args: more.args ?? this.args,
+        ...(more.durationMs !== undefined && { durationMs: more.durationMs }),
+        error,
+      },
+      more.at,
+    );
     return more.modelSees ?? error;
   }
 

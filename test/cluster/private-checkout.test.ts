@@ -4,7 +4,7 @@
  * the working tree is copied into a fresh 0700 directory and `npm run cluster -- up` runs from there, on
  * its own ports, beside the cluster the rest of the suite uses.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,14 +13,38 @@ import { postgresHome } from '../../scripts/cluster/postgres';
 const ROOT = path.resolve(__dirname, '../..');
 const PORT = 17233;
 
-function run(cwd: string, args: string[], timeoutMs = 600_000) {
-  const r = spawnSync('npm', ['run', '--silent', 'cluster', '--', ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '' },
+/** `up` from a clean checkout builds nothing (the caches are shared) but waits for every service. */
+const UP_MS = 360_000;
+const DOWN_MS = 120_000;
+
+/**
+ * `npm run cluster -- args` in `cwd`, asynchronously (a spawnSync of up to 600 s blocked jest's own
+ * timeout, issue 34): killed with its process group after `timeoutMs`, which the test's timeout exceeds.
+ */
+function run(cwd: string, args: string[], timeoutMs: number): Promise<{ status: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'cluster', '--', ...args], {
+      cwd,
+      detached: true,
+      env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '' },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => {
+      out += `\n(killed after ${timeoutMs / 1000} s)`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, out });
+    });
   });
-  return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
 /** The working tree (tracked and new files, not what .gitignore leaves out), plus the caches it builds into. */
@@ -44,33 +68,37 @@ function copyCheckout(to: string): void {
 
 const asRoot = process.getuid?.() === 0;
 
-test('the cluster comes up from a checkout in a 0700 directory (as root, PostgreSQL lives outside it)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-private-'));
-  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-  const checkout = path.join(dir, 'tiller');
-  copyCheckout(checkout);
-  const home = postgresHome(path.join(checkout, '.tools', 'cluster'), {});
-  try {
-    const up = run(checkout, ['up', '--workers', '1', '--no-gateway', '--port', String(PORT)]);
-    expect({ status: up.status, out: up.out.slice(-3000) }).toEqual({ status: 0, out: expect.any(String) });
-    expect(up.out).toContain(`PostgreSQL's home`);
-    expect(up.out).toContain(home);
-    if (asRoot) {
-      // Owned by postgres, owner-only, and not inside the private checkout.
-      expect(home.startsWith(dir)).toBe(false);
-      const stat = fs.statSync(home);
-      expect(stat.mode & 0o777).toBe(0o700);
-      expect(stat.uid).not.toBe(0);
-    } else {
-      expect(home.startsWith(checkout)).toBe(true);
+test(
+  'the cluster comes up from a checkout in a 0700 directory (as root, PostgreSQL lives outside it)',
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-private-'));
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const checkout = path.join(dir, 'tiller');
+    copyCheckout(checkout);
+    const home = postgresHome(path.join(checkout, '.tools', 'cluster'), {});
+    try {
+      const up = await run(checkout, ['up', '--workers', '1', '--no-gateway', '--port', String(PORT)], UP_MS);
+      expect({ status: up.status, out: up.out.slice(-3000) }).toEqual({ status: 0, out: expect.any(String) });
+      expect(up.out).toContain(`PostgreSQL's home`);
+      expect(up.out).toContain(home);
+      if (asRoot) {
+        // Owned by postgres, owner-only, and not inside the private checkout.
+        expect(home.startsWith(dir)).toBe(false);
+        const stat = fs.statSync(home);
+        expect(stat.mode & 0o777).toBe(0o700);
+        expect(stat.uid).not.toBe(0);
+      } else {
+        expect(home.startsWith(checkout)).toBe(true);
+      }
+      // No password file is left behind anywhere.
+      expect(fs.existsSync(path.join(home, 'pgpass.init'))).toBe(false);
+      expect(fs.existsSync(path.join(checkout, '.tools', 'cluster', 'pgpass.init'))).toBe(false);
+    } finally {
+      const down = await run(checkout, ['down', '--purge'], DOWN_MS);
+      fs.rmSync(dir, { recursive: true, force: true });
+      expect(down.status).toBe(0);
+      expect(fs.existsSync(home)).toBe(false);
     }
-    // No password file is left behind anywhere.
-    expect(fs.existsSync(path.join(home, 'pgpass.init'))).toBe(false);
-    expect(fs.existsSync(path.join(checkout, '.tools', 'cluster', 'pgpass.init'))).toBe(false);
-  } finally {
-    const down = run(checkout, ['down', '--purge'], 120_000);
-    fs.rmSync(dir, { recursive: true, force: true });
-    expect(down.status).toBe(0);
-    expect(fs.existsSync(home)).toBe(false);
-  }
-});
+  },
+  UP_MS + DOWN_MS + 60_000,
+);

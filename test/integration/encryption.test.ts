@@ -13,6 +13,7 @@ import { AesGcmCodec, keysFromEnv } from '../../src/codec/encryption';
 import { buildCodecServer } from '../../src/codec/server';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
+import { pollUntil } from '../support/wait';
 
 const k1 = { id: 'k1', key: randomBytes(32) };
 const k2 = { id: 'k2', key: randomBytes(32) };
@@ -191,31 +192,23 @@ test('a worker that requires encryption refuses a plaintext decision (update and
     await h.worker({ agents: [gated], tools: [secret], dataConverter: required })
   ).runUntil(async () => {
     await keyed.startTurn({ agent: 'gated-vault', input: 'go', turnId });
-    const waiting = async () => {
-      for (;;) {
-        const s = await keyed.state(turnId).catch(() => undefined);
-        if (s?.status === 'awaiting_approval') return s;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
-    await waiting();
+    await pollUntil(
+      async () => (await keyed.state(turnId).catch(() => undefined))?.status === 'awaiting_approval' || undefined,
+      'the turn awaiting approval',
+    );
     await expect(keyless.approve(turnId, 'v1')).rejects.toThrow(
       /not encrypted; this worker requires encrypted payloads/,
     );
     await keyless.signalDecision(turnId, { id: 'v1', approved: true });
-    for (;;) {
-      const s = await keyed.state(turnId);
-      const rejected = s.events.find((e) => e.type === 'DECISION_REJECTED');
-      if (rejected) {
-        expect(rejected).toMatchObject({
-          via: 'signal',
-          reason: expect.stringContaining('requires encrypted payloads'),
-        });
-        expect(s.status).toBe('awaiting_approval');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const s = await pollUntil(async () => {
+      const state = await keyed.state(turnId);
+      return state.events.some((e) => e.type === 'DECISION_REJECTED') ? state : undefined;
+    }, 'the unencrypted decision recorded as rejected');
+    expect(s.events.find((e) => e.type === 'DECISION_REJECTED')).toMatchObject({
+      via: 'signal',
+      reason: expect.stringContaining('requires encrypted payloads'),
+    });
+    expect(s.status).toBe('awaiting_approval');
     await keyed.approve(turnId, 'v1');
     expect((await keyed.result(turnId)).status).toBe('completed');
   });

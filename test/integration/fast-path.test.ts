@@ -44,6 +44,7 @@ const lookupHeartbeats = defineTool({ ...lookup, name: 'lookup_heartbeats', hear
 
 const seen: string[] = [];
 let started: () => void = () => undefined;
+let aborted: () => void = () => undefined;
 const waiting = defineTool({
   name: 'waiting',
   description: 'reads until aborted',
@@ -55,6 +56,7 @@ const waiting = defineTool({
     started();
     while (!ctx.signal.aborted) await new Promise((r) => setTimeout(r, 20));
     seen.push('aborted');
+    aborted();
     throw new Error('aborted');
   },
 });
@@ -212,6 +214,9 @@ test('cancelling the turn aborts a read-only tool running locally', async () => 
   h.model.setScript([{ toolCalls: [{ id: 'w1', name: 'waiting', arguments: {} }] }]);
   const turnId = h.turnId('fast-cancel');
   const running = new Promise<void>((resolve) => (started = resolve));
+  // The turn ends cancelled as soon as the cancellation is asked of the local activity (it does not
+  // wait for the tool to give up), so the tool's abort is awaited, not assumed done by then (issue 34).
+  const toolAborted = new Promise<void>((resolve) => (aborted = resolve));
   await (
     await worker()
   ).runUntil(async () => {
@@ -221,12 +226,24 @@ test('cancelling the turn aborts a read-only tool running locally', async () => 
     const err = await h.tiller.result(turnId).catch((e: unknown) => e);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     // Still inside runUntil: the abort comes from the cancellation, not from the worker shutting down.
+    await within(10_000, toolAborted, 'the tool was not aborted within 10 s of the cancellation');
     expect(seen).toEqual(['started', 'aborted']);
     const state = await h.tiller.state(turnId);
     expect(state.status).toBe('cancelled');
     expect(state.toolCalls[0]).toMatchObject({ id: 'w1', status: 'failed' });
   });
 });
+
+/** `promise`, or a rejection with `message` once `ms` have passed. */
+async function within<T>(ms: number, promise: Promise<T>, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 test("a read-only tool's timeout holds locally: each attempt is aborted, then the call fails", async () => {
   seen.length = 0;

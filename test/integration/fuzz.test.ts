@@ -16,7 +16,8 @@
  *     turn after the case (a canary; a worker that fails it is replaced, so the next case starts clean).
  * The budgets and the reasons for them are in test/support/fuzz/config.ts.
  *
- * CI runs a fixed seed, 2 cases per class. A larger run, on demand:
+ * CI runs 4 cases per class at a random seed, printed first with the command that reruns the same cases
+ * (TILLER_FUZZ_SEED=<seed>). A larger run, on demand:
  *   npm run fuzz -- --runs 400 --seed 7      (or TILLER_FUZZ_RUNS=400 TILLER_FUZZ_SEED=7 npx jest test/integration/fuzz.test.ts)
  * The summary (cases per class, seed, how each ended, which invariants failed) is printed at the end;
  * TILLER_FUZZ_TRACE=1 prints how long each step of each case took.
@@ -24,7 +25,7 @@
  */
 import fc from 'fast-check';
 import { createHarness, type Harness } from '../support/harness';
-import { classSeed, fuzzConfig } from '../support/fuzz/config';
+import { classSeed, fuzzConfig, seedLine } from '../support/fuzz/config';
 import { DECISION_ARBITRARIES, DECISION_CLASSES, type DecisionClass } from '../support/fuzz/decision-cases';
 import { runDecisionCase } from '../support/fuzz/decision-runner';
 import { fuzzEnv, type FuzzEnv } from '../support/fuzz/env';
@@ -65,6 +66,8 @@ const DECISION_TESTS: Record<DecisionClass, string> = {
 
 const cfg = fuzzConfig(MODEL_CLASSES.length + DECISION_CLASSES.length);
 const tally = new Tally(cfg.seed, cfg.casesPerClass);
+// First, before any case runs: a run that hangs or crashes still said how to reproduce it.
+process.stdout.write(`${seedLine(cfg)}\n`);
 /** Per class: the worst case is every case at its bounds (settle 30 s, cancel 15 s, queries). */
 const classTimeout = 30_000 + cfg.casesPerClass * 75_000;
 

@@ -17,6 +17,7 @@ import { TillerClient } from '../../src/client';
 import { buildGateway, hashToken, signWebhook } from '../../src/gateway';
 import { demoScript } from '../../src/testing/scripted-model';
 import { createHarness, type Harness } from '../support/harness';
+import { pollUntil } from '../support/wait';
 
 const ledger = defineAgent({
   name: 'ledger',
@@ -315,7 +316,7 @@ describe('a turn through the gateway', () => {
     const s = await stream(`/turns/${turnId}/events`, { authorization: `Bearer ${T.bob}` });
     await s.until(ofType('APPROVAL_REQUESTED'));
     const polls = counting.polls;
-    while (counting.polls < polls + 5) await new Promise((r) => setTimeout(r, 50));
+    await pollUntil(() => counting.polls >= polls + 5 || undefined, 'five more polls of the stream', 10_000);
     await s.close();
     expect(await historyLength()).toBe(before);
   });

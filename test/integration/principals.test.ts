@@ -13,6 +13,7 @@ import { buildGateway, hashToken } from '../../src/gateway';
 import { defineTool } from '../../src/tools/define';
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, scriptByInput, waitForState, type Harness } from '../support/harness';
+import { pollUntil } from '../support/wait';
 
 const removed: string[] = [];
 const rm = defineTool({
@@ -247,11 +248,10 @@ describe('the starter is recorded and may not approve its own call', () => {
     );
     const parent = h.turnId('boss');
     await h.tiller.startTurn({ agent: 'boss', input: 'delegate', turnId: parent, startedBy: 'sam' });
-    let child: string | undefined;
-    while (child === undefined) {
-      child = (await h.tiller.pendingTree(parent).catch(() => []))[0]?.turnId;
-      if (child === undefined) await new Promise((r) => setTimeout(r, 50));
-    }
+    const child = await pollUntil(
+      async () => (await h.tiller.pendingTree(parent).catch(() => []))[0]?.turnId,
+      'the sub-agent turn waiting for a decision',
+    );
     expect((await h.tiller.state(child)).startedBy).toBe('sam');
     await expect(h.tiller.approve(child, 'c1', { approver: 'sam' })).rejects.toThrow(
       /sam may not decide rm: sam started this turn/,

@@ -21,6 +21,7 @@ import { startSlackApi, type SlackStandIn, type StoredMessage } from '../../src/
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
 import { closeGatewayStack } from '../support/gateway-stack';
+import { within } from '../support/wait';
 
 const BOT_TOKEN = `xoxb-${randomBytes(12).toString('hex')}`;
 const SIGNING_SECRET = randomBytes(16).toString('hex');
@@ -60,9 +61,12 @@ class HeldClient extends TillerClient {
     await this.hold;
     return super.decide(turnId, decision, updateId);
   }
-  /** Resolves once a decision for the turn has been sent. */
+  /** Resolves once a decision for the turn has been sent; rejects if none is within 30 s. */
   async decided(turnId: string): Promise<void> {
-    while (!this.decisions.some((d) => d.turnId === turnId)) await new Promise<void>((r) => this.arrived.push(r));
+    const arrived = async () => {
+      while (!this.decisions.some((d) => d.turnId === turnId)) await new Promise<void>((r) => this.arrived.push(r));
+    };
+    await within(arrived(), 30_000, `a decision sent for ${turnId}`);
   }
   of(turnId: string) {
     return this.decisions.filter((d) => d.turnId === turnId);

@@ -1,6 +1,7 @@
 /**
- * A model server that answers every request with a recorded response body, verbatim: the conformance
- * suite replays what real servers sent (test/fixtures/model-streams/) into the model activity.
+ * A model server that answers every request with a given response body, verbatim: the conformance
+ * suites serve the hand-written bodies (test/fixtures/model-streams/hand-written/) and the real
+ * llama-server recordings (test/fixtures/model-streams/llama-server/) into the model activity.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,7 +10,7 @@ import path from 'node:path';
 
 export const STREAMS = path.resolve(__dirname, '../fixtures/model-streams');
 
-/** A recorded body: `<dir>/<name>` under test/fixtures/model-streams. */
+/** A body from `<dir>/<name>` under test/fixtures/model-streams (hand-written/… or llama-server/…). */
 export function recorded(file: string): string {
   return fs.readFileSync(path.join(STREAMS, file), 'utf8');
 }

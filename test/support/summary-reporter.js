@@ -15,13 +15,34 @@ class SummaryReporter {
     const names = [...contexts].map(projectName);
     const file = names.length && names.every((n) => n === 'real-model') ? 'summary-real-model.json' : 'summary.json';
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
+    // Per project (unit, integration, real-model): .ci/run checks a minimum count for each and fails on
+    // any skipped or todo test, naming them (.ci/summary.js).
+    const byProject = {};
+    const skippedTests = [];
+    for (const suite of results.testResults) {
+      const project = (suite.displayName && (suite.displayName.name || suite.displayName)) || 'default';
+      const counts = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0, todo: 0 });
+      for (const t of suite.testResults) {
+        if (t.status === 'passed') counts.passed++;
+        else if (t.status === 'failed') counts.failed++;
+        else if (t.status === 'todo') counts.todo++;
+        else counts.skipped++;
+        if (t.status !== 'passed' && t.status !== 'failed') {
+          const name = [...t.ancestorTitles, t.title].join(' › ');
+          skippedTests.push(`${t.status}: ${path.relative(process.cwd(), suite.testFilePath)}: ${name}`);
+        }
+      }
+    }
     fs.writeFileSync(
       path.join(dir, file),
       JSON.stringify({
         passed: results.numPassedTests,
         failed,
         skipped: results.numPendingTests,
+        todo: results.numTodoTests,
         suitesFailed: results.numFailedTestSuites,
+        byProject,
+        skippedTests,
       }),
     );
   }

@@ -1,6 +1,6 @@
 /**
  * The Responses API wire (src/activities/model/responses.ts): recorded streams in OpenAI's documented event
- * format (test/fixtures/model-streams/responses/), and hostile variations of them, replayed through a
+ * format (test/fixtures/model-streams/hand-written/responses/, written after OpenAI's published format), and hostile variations of them, replayed through a
  * loopback HTTP server into `respond()` with the real `openai` SDK. Each has a defined outcome: an answer,
  * or a failure Temporal retries (or, where the server says asking again cannot help, does not). Then the
  * request: input items from a conversation with tool calls and reasoning, `previous_response_id` where the
@@ -21,7 +21,7 @@ import { respond, responsesParams } from '../../src/activities/model/responses';
 import { BOUNDS } from '../../src/core/bounds';
 import type { ChatMessage, ModelResponse } from '../../src/core/spec';
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/model-streams/responses');
+const FIXTURES = path.resolve(__dirname, '../fixtures/model-streams/hand-written/responses');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 
 /** One canned HTTP answer. */

@@ -31,6 +31,27 @@ describe('v0 signing', () => {
     expect(signSlackRequest(SECRET, at, body)).toBe(`v0=${expected}`);
   });
 
+  // Slack's own worked example (https://api.slack.com/authentication/verifying-requests-from-slack,
+  // "Validating a request"): its signing secret, timestamp, slash-command body and the signature Slack
+  // gives for them — a known answer, not one computed here the same way as the code (issue 34).
+  const SLACK_EXAMPLE = {
+    secret: '8f742231b10e8888abcd99yyyzzz85a5',
+    timestamp: '1531420618',
+    body:
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&' +
+      'channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&' +
+      'response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&' +
+      'trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c',
+    signature: 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503',
+  };
+
+  test("Slack's published example: the same signature, and the verifier accepts it at its time", () => {
+    const { secret, timestamp, body: raw, signature } = SLACK_EXAMPLE;
+    expect(signSlackRequest(secret, timestamp, raw)).toBe(signature);
+    const v = new SlackRequestVerifier(secret, { now: () => Number(timestamp) * 1000 + 1_000 });
+    expect(v.check(timestamp, signature, Buffer.from(raw))).toEqual({ type: 'verified' });
+  });
+
   test('accepts a fresh, correctly signed request once; a replay is refused', () => {
     const v = verifier();
     const sig = signSlackRequest(SECRET, at, body);

@@ -1,12 +1,13 @@
 /**
- * The fuzz run's size and seed, and the budgets its invariants hold a turn to. CI runs a small fixed
- * run; `npm run fuzz -- --runs N --seed S` (or TILLER_FUZZ_RUNS / TILLER_FUZZ_SEED) a larger one.
+ * The fuzz run's size and seed, and the budgets its invariants hold a turn to. CI runs 4 cases per
+ * class at a random seed, printed (a failure is reproduced with TILLER_FUZZ_SEED=<it>); `npm run fuzz --
+ * --runs N --seed S` (or TILLER_FUZZ_RUNS / TILLER_FUZZ_SEED) a larger run. Issue 34: CI ran 2 cases per
+ * class at one fixed seed, so every run met the same 40 cases.
  */
+import { randomInt } from 'node:crypto';
 
-/** The fixed seed CI uses (issue 12). */
-export const DEFAULT_SEED = 1212;
-/** Cases per class in CI: enough to meet every class on every run, small enough for ~90 s. */
-export const DEFAULT_CASES_PER_CLASS = 2;
+/** Cases per class in CI: every class met with several cases on every run (~3 min for the 20 classes). */
+export const DEFAULT_CASES_PER_CLASS = 4;
 
 export interface FuzzConfig {
   seed: number;
@@ -14,17 +15,25 @@ export interface FuzzConfig {
   casesPerClass: number;
   /** Whether this is an on-demand run (TILLER_FUZZ_RUNS set), not the CI default. */
   onDemand: boolean;
+  /** TILLER_FUZZ_RUNS, on an on-demand run. */
+  runs?: number;
 }
 
 /**
  * TILLER_FUZZ_RUNS is the total number of cases, spread evenly over `classes` (at least one each);
- * TILLER_FUZZ_SEED the seed. Without them: the CI run.
+ * TILLER_FUZZ_SEED the seed (without it, a random one). Without TILLER_FUZZ_RUNS: the CI run's size.
  */
 export function fuzzConfig(classes: number, env: NodeJS.ProcessEnv = process.env): FuzzConfig {
-  const seed = intFrom(env.TILLER_FUZZ_SEED, 'TILLER_FUZZ_SEED') ?? DEFAULT_SEED;
+  const seed = intFrom(env.TILLER_FUZZ_SEED, 'TILLER_FUZZ_SEED') ?? randomInt(0, 2 ** 31);
   const runs = intFrom(env.TILLER_FUZZ_RUNS, 'TILLER_FUZZ_RUNS');
   if (runs === undefined) return { seed, casesPerClass: DEFAULT_CASES_PER_CLASS, onDemand: false };
-  return { seed, casesPerClass: Math.max(1, Math.ceil(runs / Math.max(1, classes))), onDemand: true };
+  return { seed, casesPerClass: Math.max(1, Math.ceil(runs / Math.max(1, classes))), onDemand: true, runs };
+}
+
+/** The line a run prints first: its seed, and the command that runs the same cases again. */
+export function seedLine(cfg: FuzzConfig): string {
+  const runs = cfg.runs !== undefined ? ` TILLER_FUZZ_RUNS=${cfg.runs}` : '';
+  return `fuzz seed ${cfg.seed} (${cfg.casesPerClass} cases per class); the same cases again: TILLER_FUZZ_SEED=${cfg.seed}${runs} npx jest test/integration/fuzz.test.ts`;
 }
 
 function intFrom(raw: string | undefined, name: string): number | undefined {
