@@ -36,7 +36,7 @@ import { ensureUiBinary, uiSetup, uiVersion } from './ui';
 export type { Cluster, ClusterOptions, ClusterProcess } from './types';
 
 /** The cluster's private directory (0700): `.tools/cluster`, or TILLER_CLUSTER_DIR (two clusters on one machine). */
-export const CLUSTER_DIR = path.resolve(process.env.TILLER_CLUSTER_DIR ?? path.join(ROOT, '.tools', 'cluster'));
+export const CLUSTER_DIR = path.resolve(process.env.TILLER_CLUSTER_DIR || path.join(ROOT, '.tools', 'cluster'));
 const STATE_FILE = path.join(CLUSTER_DIR, 'state.json');
 const LOGS = path.join(CLUSTER_DIR, 'logs');
 

@@ -18,7 +18,7 @@ function run(cwd: string, args: string[], timeoutMs = 600_000) {
     cwd,
     encoding: 'utf8',
     timeout: timeoutMs,
-    env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '' },
+    env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '', TILLER_CLUSTER_DIR: '' },
   });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
