@@ -138,7 +138,8 @@ describe('batch operations carry no decisions', () => {
     await admin.temporal.connection.workflowService.startBatchOperation(
       batch({ terminationOperation: { identity: 'admin' } }),
     );
-    await expect(admin.handle(turnId).result()).rejects.toThrow(/terminated/i);
+    await expect(admin.handle(turnId).result()).rejects.toThrow('issue 33'); // the batch's reason
+    expect((await admin.handle(turnId).describe()).status.name).toBe('TERMINATED');
   });
 });
 
