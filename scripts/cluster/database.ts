@@ -73,3 +73,19 @@ export function ensureSchema(bins: ServerBinaries, pg: Postgres, password: strin
   }
   log(`schema: temporal and temporal_visibility up to date (role ${DB_USER}, not a superuser)`);
 }
+
+/** The role, the databases and their schema on a started server; a failure stops the server again. */
+export async function prepareDatabase(
+  bins: ServerBinaries,
+  pg: Postgres,
+  password: string,
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    ensureDatabaseRole(pg, password);
+    ensureSchema(bins, pg, password, log);
+  } catch (err) {
+    await pg.stop('fast').catch(() => undefined);
+    throw err;
+  }
+}

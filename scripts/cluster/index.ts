@@ -17,7 +17,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/contract';
 import { temporalSettings } from '../../src/config';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
-import { databasePassword, DB_USER, ensureDatabaseRole, ensureSchema } from './database';
+import { databasePassword, DB_USER, prepareDatabase } from './database';
 import { ensurePostgres, Postgres, postgresHome } from './postgres';
 import { isAlive, startProcess, stopProcess, type ProcessSpec } from './processes';
 import {
@@ -451,8 +451,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   postgres.init();
   await postgres.start();
   log(`PostgreSQL on 127.0.0.1:${pgState.port}`);
-  ensureDatabaseRole(postgres, db.password);
-  ensureSchema(bins, postgres, db.password, log);
+  await prepareDatabase(bins, postgres, db.password, log);
 
   const namespace = shape.workerEnv.TEMPORAL_NAMESPACE || 'default';
   const taskQueue = shape.workerEnv.TILLER_TASK_QUEUE || 'tiller';

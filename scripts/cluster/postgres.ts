@@ -51,7 +51,8 @@ export function postgresHome(clusterDir: string, env: NodeJS.ProcessEnv = proces
 
 function run(cmd: string, args: string[], asPostgres = false, input?: string): { ok: boolean; out: string } {
   const [c, a] = asPostgres && isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-  const r = spawnSync(c, a, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], input: input ?? '' });
+  // From `/`: `postgres` may not enter the checkout (psql would warn about it, into its output).
+  const r = spawnSync(c, a, { cwd: '/', encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], input: input ?? '' });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim() };
 }
 

@@ -73,6 +73,19 @@ describe('the starter is who the token says', () => {
   });
 });
 
+test('a turn whose input the server cannot read is refused to an admin (it could not be stamped)', async () => {
+  const admin = (await as('admin', 'olivia')).temporal.connection.workflowService;
+  const start = admin.startWorkflowExecution({
+    namespace: cluster.namespace,
+    workflowId: `atk-sealed-${Date.now()}`,
+    workflowType: { name: 'agentTurn' },
+    taskQueue: { name: cluster.taskQueue },
+    input: { payloads: [{ metadata: { encoding: Buffer.from('binary/encrypted') }, data: Buffer.from('sealed') }] },
+    requestId: `atk-${Date.now()}`,
+  });
+  expect(await codeOf(start)).toBe(PERMISSION_DENIED);
+});
+
 describe('tokens', () => {
   test("a token of another audience (the IdP's ID tokens') or of none is refused; the API's is answered", async () => {
     expect(await codeOf(connect('reader', await signed({}, UI_CLIENT_ID)).then((c) => c.pending()))).toBe(

@@ -143,6 +143,10 @@ test('every image is pinned to a version, never latest', () => {
   }
 });
 
+test('its first line says it is for local development only (the secured shape is `npm run cluster -- up`)', () => {
+  expect(read('docker-compose.yml').split('\n')[0]).toMatch(/^# FOR LOCAL DEVELOPMENT ONLY\./);
+});
+
 test('ports: Temporal gRPC on 7233, the UI on 8080, the gateway on 8787, metrics on 9464, on 127.0.0.1 only; the database stays internal', () => {
   expect(service('temporal').ports).toEqual(['127.0.0.1:7233:7233']);
   expect(service('temporal-ui').ports).toEqual(['127.0.0.1:8080:8080']);
