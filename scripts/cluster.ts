@@ -7,7 +7,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { attachCluster, CLUSTER_DIR, clusterUp, readState } from './cluster/index';
 import { postgresHome } from './cluster/postgres';
-import { ROLES, SubjectName, type Role } from './cluster/security';
+import { revokeToken, ROLES, SubjectName, type Role } from './cluster/security';
 
 const log = (line: string) => process.stderr.write(`cluster: ${line}\n`);
 
@@ -88,7 +88,12 @@ async function main(): Promise<number> {
     .description(`print a token of the running cluster (the stock CLI's --api-key); roles: ${ROLES.join(', ')}`)
     .argument('<role>', ROLES.join(' | '))
     .argument('<subject>', 'who it is for: the approver name a decision records')
-    .option('--ttl <seconds>', 'lifetime in seconds (at most 90 days)', (v) => Number(v), 3600)
+    .option(
+      '--ttl <seconds>',
+      'lifetime in seconds (at most 90 days; an admin token at most 1 day)',
+      (v) => Number(v),
+      3600,
+    )
     .option('--groups <names>', 'comma-separated groups (approver lists name them as group:<name>)')
     .action(async (role: string, subject: string, o: { ttl: number; groups?: string }) => {
       const cluster = attachCluster();
@@ -102,6 +107,15 @@ async function main(): Promise<number> {
       console.log(
         await cluster.token({ role: role as Role, subject, ttlSeconds: o.ttl, ...(groups?.length && { groups }) }),
       );
+    });
+  program
+    .command('revoke')
+    .description('refuse a token of the running cluster from now on (its jti, or the token itself)')
+    .argument('<jti>', "the token's id (its `jti` claim), or the token")
+    .action((jti: string) => {
+      const state = readState();
+      if (!state?.security) throw new Error('no secured cluster is up (start one with `npm run cluster -- up`)');
+      console.log(`revoked ${revokeToken(state.security.files, jti)}`);
     });
   program
     .command('down')

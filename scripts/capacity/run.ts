@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TillerClient } from '../../src/client';
 import { temporalSettings } from '../../src/config';
+import { databasePassword, DB_USER } from '../cluster/database';
 import { CLUSTER_DIR, clusterUp, readState } from '../cluster/index';
 import { postgresHome } from '../cluster/postgres';
 import type { Cluster } from '../cluster/types';
@@ -78,8 +79,8 @@ export async function runShardPass(
     const pg = {
       bin: state.postgres.bin,
       port: state.postgres.port,
-      user: state.postgres.user,
-      password: state.postgres.password,
+      user: DB_USER,
+      password: databasePassword(CLUSTER_DIR).password,
     };
     await enableStatements(pg);
     tiller = await TillerClient.connect(temporalSettings(cluster.clientEnv('gateway')));

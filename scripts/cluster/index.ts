@@ -17,6 +17,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/contract';
 import { temporalSettings } from '../../src/config';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
+import { databasePassword, DB_USER, prepareDatabase } from './database';
 import { ensurePostgres, Postgres, postgresHome } from './postgres';
 import { assertClusterPortsFree } from './port-check';
 import { isAlive, startProcess, stopProcess, type ProcessSpec } from './processes';
@@ -35,7 +36,8 @@ import { ensureUiBinary, uiSetup, uiVersion } from './ui';
 
 export type { Cluster, ClusterOptions, ClusterProcess } from './types';
 
-export const CLUSTER_DIR = path.join(ROOT, '.tools', 'cluster');
+/** The cluster's private directory (0700): `.tools/cluster`, or TILLER_CLUSTER_DIR (two clusters on one machine). */
+export const CLUSTER_DIR = path.resolve(process.env.TILLER_CLUSTER_DIR || path.join(ROOT, '.tools', 'cluster'));
 const STATE_FILE = path.join(CLUSTER_DIR, 'state.json');
 const LOGS = path.join(CLUSTER_DIR, 'logs');
 
@@ -73,8 +75,6 @@ interface ClusterState {
   postgres: {
     home: string;
     port: number;
-    user: string;
-    password: string;
     bin: string;
     settings?: Record<string, string>;
   };
@@ -88,8 +88,8 @@ interface ClusterState {
 }
 
 function writeState(state: ClusterState): void {
-  fs.mkdirSync(CLUSTER_DIR, { recursive: true });
-  // It holds the database password and the gateway token: owner only.
+  fs.mkdirSync(CLUSTER_DIR, { recursive: true, mode: 0o700 });
+  // It holds the database password (the server's environment) and the gateway token: owner only.
   fs.writeFileSync(STATE_FILE, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
 }
 
@@ -110,35 +110,6 @@ function temporalCli(): string {
   return ensureTemporal({ quiet: true, needTestServer: false }).cli;
 }
 
-function sqlSchema(bins: ServerBinaries, pg: ClusterState['postgres'], log: (line: string) => void): void {
-  const base = [
-    '--plugin',
-    'postgres12',
-    '--ep',
-    '127.0.0.1',
-    '-p',
-    String(pg.port),
-    '-u',
-    pg.user,
-    '--pw',
-    pg.password,
-  ];
-  const sql = (args: string[]) => spawnSync(bins.sqlTool, [...base, ...args], { encoding: 'utf8' });
-  // The same steps as docker-compose.yml's temporal-schema job.
-  for (const [db, dir] of [
-    ['temporal', 'temporal'],
-    ['temporal_visibility', 'visibility'],
-  ] as const) {
-    if (sql(['--db', db, 'create']).status === 0) {
-      const setup = sql(['--db', db, 'setup-schema', '-v', '0.0']);
-      if (setup.status !== 0) throw new Error(`setup-schema ${db}: ${setup.stderr}${setup.stdout}`);
-    }
-    const update = sql(['--db', db, 'update-schema', '-d', path.join(bins.postgresSchema, dir, 'versioned')]);
-    if (update.status !== 0) throw new Error(`update-schema ${db}: ${update.stderr}${update.stdout}`);
-  }
-  log('schema: temporal and temporal_visibility up to date');
-}
-
 function validateDynamicConfig(bins: ServerBinaries, file: string): void {
   const r = spawnSync(bins.server, ['validate-dynamic-config', file], { encoding: 'utf8' });
   const out = `${r.stdout}${r.stderr}`;
@@ -155,6 +126,7 @@ function serverSpecs(
   pgPort: number,
   security: SecurityFiles | undefined,
   historyShards: number | undefined,
+  dbPassword: string,
 ): ProcessSpec[] {
   const ports = clusterPorts(frontendPort);
   const common: Record<string, string> = {
@@ -163,6 +135,9 @@ function serverSpecs(
     ...(security ? serverSecurityEnv(security) : { TILLER_AUTH: 'off' }),
     // Where the compose file's names (postgresql:5432, 0.0.0.0 inside a container) differ on one host:
     POSTGRES_SEEDS: '127.0.0.1',
+    // The role that owns only its two databases, and its per-cluster password (./database.ts).
+    POSTGRES_USER: DB_USER,
+    POSTGRES_PWD: dbPassword,
     DB_PORT: String(pgPort),
     BIND_ON_IP: '127.0.0.1',
     DYNAMIC_CONFIG_FILE_PATH: shape.dynamicConfigFile,
@@ -281,6 +256,7 @@ function buildWorkflowBundle(log: (line: string) => void): string {
     { cwd: ROOT, encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`building the workflow bundle failed:\n${r.stdout}${r.stderr}`);
+  fs.chmodSync(out, 0o600);
   log(`workflow bundle: ${out}`);
   return out;
 }
@@ -304,7 +280,8 @@ function tillerSpecs(
 ): ProcessSpec[] {
   const ports = clusterPorts(frontendPort);
   const workspace = path.join(CLUSTER_DIR, 'workspace');
-  fs.mkdirSync(workspace, { recursive: true });
+  fs.mkdirSync(workspace, { recursive: true, mode: 0o700 });
+  fs.chmodSync(workspace, 0o700);
   const specs: ProcessSpec[] = [];
   const command = opts.workerCommand ?? {
     command: process.execPath,
@@ -461,21 +438,23 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
   validateDynamicConfig(bins, shape.dynamicConfigFile);
   if (opts.ui && opts.insecure) throw new Error("the UI signs users in with the cluster's tokens: not with --insecure");
   const uiBinary = opts.ui ? ensureUiBinary(uiVersion(), log) : undefined;
-  fs.mkdirSync(LOGS, { recursive: true });
+  fs.mkdirSync(CLUSTER_DIR, { recursive: true, mode: 0o700 });
+  fs.chmodSync(CLUSTER_DIR, 0o700);
+  fs.mkdirSync(LOGS, { recursive: true, mode: 0o700 });
+  fs.chmodSync(LOGS, 0o700);
 
   const pgState = {
     bin: ensurePostgres(log),
     home: postgresHome(CLUSTER_DIR),
     port: ports.postgres,
-    user: shape.serverEnv.POSTGRES_USER || 'temporal',
-    password: shape.serverEnv.POSTGRES_PWD || 'temporal',
     ...(opts.postgresSettings && { settings: opts.postgresSettings }),
   };
+  const db = databasePassword(CLUSTER_DIR);
   const postgres = new Postgres(pgState.bin, { ...pgState, log });
   postgres.init();
   await postgres.start();
   log(`PostgreSQL on 127.0.0.1:${pgState.port}`);
-  sqlSchema(bins, pgState, log);
+  await prepareDatabase(bins, postgres, db.password, log);
 
   const namespace = shape.workerEnv.TEMPORAL_NAMESPACE || 'default';
   const taskQueue = shape.workerEnv.TILLER_TASK_QUEUE || 'tiller';
@@ -498,7 +477,7 @@ export async function clusterUp(options: ClusterOptions = {}): Promise<Cluster> 
     ...(gateway && { gateway: { url: gateway.url, token: gateway.token } }),
     temporalCli: temporalCli(),
     ...(security && { security }),
-    processes: serverSpecs(shape, bins, frontendPort, pgState.port, files, opts.historyShards),
+    processes: serverSpecs(shape, bins, frontendPort, pgState.port, files, opts.historyShards, db.password),
   };
   const cluster = new RunningCluster(state, postgres);
   writeState(state);

@@ -19,7 +19,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { calculateJwkThumbprint, exportJWK, importPKCS8, importSPKI, jwtVerify, SignJWT, type JWK } from 'jose';
 import { z } from 'zod';
-import { ISSUER, ROLES, signToken, SubjectName, type SecurityFiles } from './security';
+import { API_AUDIENCE, ISSUER, ROLES, signToken, SubjectName, type SecurityFiles } from './security';
+
+const LOGIN_CHECKS = { issuer: ISSUER, audience: API_AUDIENCE, algorithms: ['EdDSA'] };
 
 export const OidcConfig = z.object({
   /** This provider's URL, e.g. `http://127.0.0.1:8790` (the `iss` of its ID tokens). */
@@ -145,10 +147,10 @@ export async function startOidcProvider(config: OidcConfig): Promise<http.Server
     claims_supported: ['sub', 'name', 'preferred_username', 'groups', 'tiller_role', 'nonce'],
   };
 
-  /** The login a presented cluster token stands for, or why not. */
+  /** The login a presented cluster token stands for, or why not (an API token of the cluster, not an ID token). */
   async function verifyLogin(token: string): Promise<Login | string> {
     try {
-      const { payload } = await jwtVerify(token.trim(), publicKey, { issuer: ISSUER, algorithms: ['EdDSA'] });
+      const { payload } = await jwtVerify(token.trim(), publicKey, LOGIN_CHECKS);
       const role = z.enum(ROLES).safeParse(payload.tiller_role);
       const subject = SubjectName.safeParse(payload.sub);
       const groups = z.array(SubjectName).max(32).optional().safeParse(payload.groups);

@@ -1,12 +1,14 @@
 /**
  * PostgreSQL for the cluster: Debian's server binaries (installed with apt when missing), one data
- * directory, listening on loopback only with password authentication. `initdb` and `pg_ctl` refuse to
+ * directory, listening on loopback only with scram-sha-256 password authentication, its socket inside
+ * its owner-only home. The superuser (`postgres`) has a password nobody keeps and is reached only over
+ * that socket; the server's role is made by ./database.ts. `initdb` and `pg_ctl` refuse to
  * run as root, so as root they run as the `postgres` user — which may not be able to enter the checkout
  * (a clone under /root, in a 0700 `mktemp -d`): its home is then a directory Tiller creates for it
  * outside the checkout (`postgresHome`).
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -17,8 +19,6 @@ export interface PostgresOptions {
    */
   home: string;
   port: number;
-  user: string;
-  password: string;
   /** Extra server settings, passed as `-c name=value`. */
   settings?: Record<string, string>;
   log: (line: string) => void;
@@ -49,9 +49,10 @@ export function postgresHome(clusterDir: string, env: NodeJS.ProcessEnv = proces
   return path.join(POSTGRES_HOMES, `cluster-${id}`);
 }
 
-function run(cmd: string, args: string[], asPostgres = false): { ok: boolean; out: string } {
+function run(cmd: string, args: string[], asPostgres = false, input?: string): { ok: boolean; out: string } {
   const [c, a] = asPostgres && isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-  const r = spawnSync(c, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // From `/`: `postgres` may not enter the checkout (psql would warn about it, into its output).
+  const r = spawnSync(c, a, { cwd: '/', encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], input: input ?? '' });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim() };
 }
 
@@ -111,15 +112,23 @@ export class Postgres {
     return path.join(this.dataDir, 'server.log');
   }
 
+  /** Marks a data directory made this way (superuser `postgres`): one made before, with the server's role as its superuser, is made again. */
+  private get marker(): string {
+    return path.join(this.opts.home, 'superuser-postgres');
+  }
+
   /**
-   * Creates the data directory (once) with the cluster's user as superuser. The password file goes
-   * inside the data directory's own (owner-only) directory, never through the checkout: as root the
-   * `postgres` user must read it, and nothing on the way to it is assumed world-readable.
+   * Creates the data directory (once) with `postgres` as superuser, its password random and thrown
+   * away (the socket in the owner-only home is the superuser's only way in). The password file goes
+   * inside the home, never through the checkout: as root the `postgres` user must read it, and nothing
+   * on the way to it is assumed world-readable.
    */
   init(): void {
-    const { home, user, password } = this.opts;
+    const { home } = this.opts;
     const dataDir = this.dataDir;
-    if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+    if (fs.existsSync(path.join(dataDir, 'PG_VERSION')) && fs.existsSync(this.marker)) return;
+    if (fs.existsSync(path.join(dataDir, 'PG_VERSION')))
+      this.opts.log(`PostgreSQL: ${dataDir} has the server's role as superuser (made before issue 33): made again`);
     // The parent of every home (/var/lib/tiller) is only a way through: root-owned, 0755.
     fs.mkdirSync(path.dirname(home), { recursive: true, mode: 0o755 });
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -127,7 +136,7 @@ export class Postgres {
     // What a failed initdb left (no PG_VERSION): initdb wants an empty or absent directory.
     fs.rmSync(dataDir, { recursive: true, force: true });
     const pwfile = path.join(home, 'pgpass.init');
-    fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    fs.writeFileSync(pwfile, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
     if (isRoot()) this.chownToPostgres(home);
     const r = run(
       path.join(this.bin, 'initdb'),
@@ -135,7 +144,7 @@ export class Postgres {
         '-D',
         dataDir,
         '-U',
-        user,
+        'postgres',
         `--pwfile=${pwfile}`,
         '--auth-local=trust',
         '--auth-host=scram-sha-256',
@@ -147,6 +156,7 @@ export class Postgres {
     );
     fs.rmSync(pwfile, { force: true });
     if (!r.ok) throw new Error(`initdb failed:\n${r.out}`);
+    fs.writeFileSync(this.marker, 'the superuser is postgres (issue 33)\n', { mode: 0o600 });
     this.opts.log(`PostgreSQL data directory: ${dataDir}`);
   }
 
@@ -159,13 +169,21 @@ export class Postgres {
     const { port } = this.opts;
     const dataDir = this.dataDir;
     const extra = Object.entries(this.opts.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
-    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${MAX_CONNECTIONS}${extra.join('')}`;
+    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c password_encryption=scram-sha-256 -c max_connections=${MAX_CONNECTIONS}${extra.join('')}`;
     const r = run(
       path.join(this.bin, 'pg_ctl'),
       ['-D', dataDir, '-l', this.logFile, '-o', options, '-w', 'start'],
       true,
     );
     if (!r.ok) throw new Error(`pg_ctl start failed:\n${r.out}\n${this.tail()}`);
+  }
+
+  /** Runs `sql` (on stdin, never in argv) as the superuser over the socket; its output, or throws. */
+  psql(sql: string, db = 'postgres'): string {
+    const args = ['-X', '-q', '-tA', '-v', 'ON_ERROR_STOP=1', '-h', this.dataDir, '-p', String(this.opts.port)];
+    const r = run(path.join(this.bin, 'psql'), [...args, '-U', 'postgres', '-d', db, '-f', '-'], true, sql);
+    if (!r.ok) throw new Error(`psql (${db}) failed:\n${r.out}`);
+    return r.out;
   }
 
   /** `immediate` is a crash (no checkpoint, recovery on the next start); `fast` a clean shutdown. */

@@ -92,7 +92,9 @@ function logSince(file: string, offset: number): string {
 /** Starts `spec` detached and resolves with its pid once it is ready (or rejects with its log's tail). */
 export async function startProcess(spec: ProcessSpec, timeoutMs = 120_000): Promise<number> {
   const offset = logSize(spec.log);
-  const out = fs.openSync(spec.log, 'a');
+  // Logs may show turn ids, tool arguments and errors: owner only.
+  const out = fs.openSync(spec.log, 'a', 0o600);
+  fs.fchmodSync(out, 0o600);
   fs.writeSync(out, `\n=== ${new Date().toISOString()} start ${spec.name}: ${spec.command} ${spec.args.join(' ')}\n`);
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd,

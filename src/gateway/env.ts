@@ -6,7 +6,9 @@
  *   without `scopes` may only `read`
  * - `TILLER_GATEWAY_JWT_SECRET` — HS256 shared secret (≥ 32 bytes), or
  *   `TILLER_GATEWAY_JWT_PUBLIC_KEY` — a PEM (SPKI) public key, with `TILLER_GATEWAY_JWT_ALG` (default RS256)
- * - `TILLER_GATEWAY_JWT_ISSUER`, `TILLER_GATEWAY_JWT_AUDIENCE` — checked when set
+ * - `TILLER_GATEWAY_JWT_AUDIENCE` — required with either: the `aud` every JWT must carry (a token minted
+ *   for another service, e.g. an IdP's ID token for some app, is refused); `TILLER_GATEWAY_JWT_ISSUER` —
+ *   checked when set
  * - `TILLER_GATEWAY_JWT_SCOPES` — rights of a JWT without a `scope` claim (default `read decide args`)
  * - `TILLER_GATEWAY_WEBHOOK_SECRET` — enables POST /webhooks/decision
  * - `TILLER_GATEWAY_RATE_LIMIT` — `<max>/<seconds>s`, `<max>/<minutes>m` or `off` (default 600/1m)
@@ -41,6 +43,10 @@ export function identitiesFromEnv(env: Env = process.env): IdentityConfig {
   const secret = env.TILLER_GATEWAY_JWT_SECRET || undefined;
   const publicKey = env.TILLER_GATEWAY_JWT_PUBLIC_KEY || undefined;
   if (secret || publicKey) {
+    if (!env.TILLER_GATEWAY_JWT_AUDIENCE)
+      throw new GatewayConfigError(
+        "TILLER_GATEWAY_JWT_AUDIENCE is required with a JWT key: the `aud` the gateway's tokens carry (and no other service's)",
+      );
     const jwt: JwtConfig = {
       ...(secret && { secret }),
       ...(publicKey && { publicKey: publicKey.replace(/\\n/g, '\n') }),

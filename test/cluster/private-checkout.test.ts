@@ -26,7 +26,7 @@ function run(cwd: string, args: string[], timeoutMs: number): Promise<{ status: 
     const child = spawn('npm', ['run', '--silent', 'cluster', '--', ...args], {
       cwd,
       detached: true,
-      env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '' },
+      env: { ...process.env, TILLER_CLUSTER_POSTGRES_HOME: '', TILLER_CLUSTER_DIR: '' },
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -95,6 +95,8 @@ export async function forgedToken(cluster: Cluster): Promise<string> {
   return new SignJWT({ tiller_role: 'admin', tiller_namespace: cluster.namespace })
     .setProtectedHeader({ alg: 'EdDSA' })
     .setIssuer('tiller-cluster')
+    .setAudience('tiller-cluster-api')
+    .setJti(randomUUID())
     .setSubject('mallory')
     .setExpirationTime('1h')
     .sign(privateKey);
@@ -107,6 +109,8 @@ export async function expiredToken(cluster: Cluster, role: Role): Promise<string
   return new SignJWT({ tiller_role: role, tiller_namespace: cluster.namespace })
     .setProtectedHeader({ alg: 'EdDSA' })
     .setIssuer('tiller-cluster')
+    .setAudience('tiller-cluster-api')
+    .setJti(randomUUID())
     .setSubject('late')
     .setIssuedAt(now - 120)
     .setExpirationTime(now - 60)

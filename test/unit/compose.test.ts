@@ -143,12 +143,16 @@ test('every image is pinned to a version, never latest', () => {
   }
 });
 
-test('ports: Temporal gRPC on 7233, the UI on 8080, the gateway on 8787, metrics on 9464; the database stays internal', () => {
-  expect(service('temporal').ports).toEqual(['7233:7233']);
-  expect(service('temporal-ui').ports).toEqual(['8080:8080']);
-  expect(service('gateway').ports).toEqual(['8787:8787']);
+test('its first line says it is for local development only (the secured shape is `npm run cluster -- up`)', () => {
+  expect(read('docker-compose.yml').split('\n')[0]).toMatch(/^# FOR LOCAL DEVELOPMENT ONLY\./);
+});
+
+test('ports: Temporal gRPC on 7233, the UI on 8080, the gateway on 8787, metrics on 9464, on 127.0.0.1 only; the database stays internal', () => {
+  expect(service('temporal').ports).toEqual(['127.0.0.1:7233:7233']);
+  expect(service('temporal-ui').ports).toEqual(['127.0.0.1:8080:8080']);
+  expect(service('gateway').ports).toEqual(['127.0.0.1:8787:8787']);
   expect(service('gateway').command).toEqual(['node', 'bin/tiller.js', 'serve', '--host', '0.0.0.0', '--port', '8787']);
-  expect(service('worker').ports).toEqual(['${TILLER_METRICS_PORT:-9464}:9464']);
+  expect(service('worker').ports).toEqual(['127.0.0.1:${TILLER_METRICS_PORT:-9464}:9464']);
   expect(env('worker').TILLER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
   expect(service('postgresql').ports).toBeUndefined();
   expect(env('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');

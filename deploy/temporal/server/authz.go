@@ -6,12 +6,14 @@ package main
 // say "may send the decide update, as itself, and nothing else that writes" — hence this one.
 //
 // Roles (the token's `tiller_role` claim), each limited to the token's namespace (`tiller_namespace`):
-//   reader   — the read-only APIs (list, count, describe, query, history).
+//   reader   — the read-only APIs of its namespace (list, count, describe, query, history).
 //   approver — reader, plus the `decide` update and signal, only as itself.
 //   gateway  — reader, plus start, signal, update (decide for the users it verified), update-with-start,
 //              cancel. Never terminate, reset, delete, batch, poll task queues or change the namespace.
-//   worker   — every namespace API a worker uses (poll, respond, heartbeat, its own client calls).
-//   admin    — everything, in every namespace.
+//   worker   — every namespace API a worker uses (poll, respond, heartbeat, its own client calls); no batch.
+//   admin    — everything, in every namespace, except a batch that sends Tiller's messages (rules.go).
+// ListNamespaces and batch operations are the admin's alone. A turn started by any role but the gateway
+// gets its startedBy from the token's subject (rules.go); tokens are checked in claims.go.
 // The server's own services (the certificate with the internode common name) are system admins.
 //
 // A decide update or signal, from anyone, must carry the `tillerApprover` header (a JSON string): the
@@ -22,15 +24,10 @@ package main
 
 import (
 	"context"
-	"crypto"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"regexp"
-	"strings"
 
-	"github.com/golang-jwt/jwt/v4"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/server/common/api"
@@ -56,94 +53,6 @@ type principal struct {
 	role      string // reader | approver | gateway | worker | admin | system
 	namespace string
 	groups    []string
-}
-
-type tokenClaims struct {
-	jwt.RegisteredClaims
-	Role      string   `json:"tiller_role"`
-	Namespace string   `json:"tiller_namespace"`
-	Groups    []string `json:"groups,omitempty"`
-}
-
-type policy struct {
-	key         crypto.PublicKey
-	internodeCN string
-}
-
-func policyFromEnv() (*policy, error) {
-	file := os.Getenv("TILLER_AUTH_PUBLIC_KEY")
-	if file == "" {
-		return nil, errors.New("TILLER_AUTH_PUBLIC_KEY is not set")
-	}
-	pem, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	key, err := jwt.ParseEdPublicKeyFromPEM(pem)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	cn := os.Getenv("TILLER_AUTH_INTERNODE_CN")
-	if cn == "" {
-		return nil, errors.New("TILLER_AUTH_INTERNODE_CN is not set")
-	}
-	return &policy{key: key, internodeCN: cn}, nil
-}
-
-// GetClaims is the claim mapper: the internode certificate, or a valid token; anything else is an error
-// (the frontend answers PermissionDenied without saying why).
-func (p *policy) GetClaims(info *authorization.AuthInfo) (*authorization.Claims, error) {
-	if info.TLSSubject != nil && info.TLSSubject.CommonName == p.internodeCN && info.AuthToken == "" {
-		// TLSSubject is set only from a chain the server verified against its CA.
-		return &authorization.Claims{
-			Subject:    p.internodeCN,
-			System:     authorization.RoleAdmin,
-			AuthType:   "mtls",
-			Extensions: &principal{role: "system"},
-		}, nil
-	}
-	raw := strings.TrimSpace(info.AuthToken)
-	if raw == "" {
-		return nil, errors.New("no token")
-	}
-	if len(raw) > maxTokenChars {
-		return nil, errors.New("token too long")
-	}
-	raw = strings.TrimPrefix(raw, "Bearer ")
-	var claims tokenClaims
-	_, err := jwt.ParseWithClaims(raw, &claims, func(t *jwt.Token) (any, error) {
-		if t.Method != jwt.SigningMethodEdDSA {
-			return nil, fmt.Errorf("unexpected signing method %v", t.Header["alg"])
-		}
-		return p.key, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("token: %w", err)
-	}
-	switch {
-	case claims.ExpiresAt == nil:
-		return nil, errors.New("token has no expiry")
-	case !claims.VerifyIssuer(issuer, true):
-		return nil, errors.New("token from another issuer")
-	case !subjectPattern.MatchString(claims.Subject):
-		return nil, errors.New("token subject is not a plain name")
-	case !roles[claims.Role]:
-		return nil, fmt.Errorf("unknown role %q", claims.Role)
-	case claims.Namespace == "" && claims.Role != "admin":
-		return nil, errors.New("token names no namespace")
-	case len(claims.Groups) > maxGroups:
-		return nil, errors.New("too many groups")
-	}
-	for _, g := range claims.Groups {
-		if !subjectPattern.MatchString(g) {
-			return nil, errors.New("token group is not a plain name")
-		}
-	}
-	return &authorization.Claims{
-		Subject:    claims.Subject,
-		AuthType:   "jwt",
-		Extensions: &principal{role: claims.Role, namespace: claims.Namespace, groups: claims.Groups},
-	}, nil
 }
 
 // AuthInfoRequired: a call with neither a certificate nor a token gets no claims (and is refused).
@@ -177,11 +86,18 @@ func (p *policy) Authorize(_ context.Context, claims *authorization.Claims, targ
 	}
 	result := allow
 	result.Principal = &commonpb.Principal{Type: claims.AuthType, Name: claims.Subject}
+	method := api.MethodName(target.APIName)
 	if who.role == "system" {
+		// The server's own services (the batcher among them) never decide: a decide from them is refused.
+		if reason := p.checkDecide(claims.Subject, who, method, target.Request); reason != "" {
+			return deny(reason), nil
+		}
 		return result, nil
 	}
 	meta := api.GetMethodMetadata(target.APIName)
-	method := api.MethodName(target.APIName)
+	if adminOnly[method] && who.role != "admin" {
+		return deny(fmt.Sprintf("%s may not call %s", who.role, method)), nil
+	}
 	if who.role != "admin" {
 		if meta.Scope != api.ScopeNamespace && !(meta.Scope == api.ScopeCluster && meta.Access == api.AccessReadOnly) {
 			return deny(fmt.Sprintf("%s may not call %s", who.role, method)), nil
@@ -198,6 +114,12 @@ func (p *policy) Authorize(_ context.Context, claims *authorization.Claims, targ
 		}
 	}
 	if reason := p.checkDecide(claims.Subject, who, method, target.Request); reason != "" {
+		return deny(reason), nil
+	}
+	if reason := checkBatch(target.Request); reason != "" {
+		return deny(reason), nil
+	}
+	if reason := stampStarter(claims.Subject, who, target.Request); reason != "" {
 		return deny(reason), nil
 	}
 	return result, nil
