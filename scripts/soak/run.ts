@@ -65,10 +65,14 @@ export async function runSoak(
   };
   for (const [i, kind] of schedule.entries()) {
     const burst = mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
-    const run = await injectFault({ cluster, model, outageMs: opts.outageMs, canary, log }, kind, () => {
-      releases[i]!.open();
-      for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);
-    });
+    const run = await injectFault(
+      { cluster, model, outageMs: opts.outageMs, longOutageMs: opts.longOutageMs, canary, log },
+      kind,
+      () => {
+        releases[i]!.open();
+        for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);
+      },
+    );
     faults.push(run);
   }
   log('fault schedule done; waiting for every turn to end');
