@@ -23,6 +23,7 @@ const agents = [
   defineAgent({ name: 'unary', instructions: 'x', tools: [], stream: false }),
   defineAgent({ name: 'streamer', instructions: 'x', tools: [] }),
   defineAgent({ name: 'brief', instructions: 'x', tools: [], stream: false, modelRetry: { budget: '4 seconds' } }),
+  defineAgent({ name: 'impatient', instructions: 'x', tools: [], modelRetry: { firstToken: '2 seconds' } }),
 ];
 
 /** Runs one turn of `agent` to its end; its result and the model activity's started events. */
@@ -118,3 +119,26 @@ test('a stream that stalls is noticed by the heartbeat timeout (within a minute)
     temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT,
   );
 }, 120_000);
+
+test('a server silent before its first chunk for longer than the heartbeat timeout is waited for (up to firstToken)', async () => {
+  // 40 s before the headers and the first chunk (a long prompt read on a CPU): past the 30 s heartbeat
+  // timeout, well within the 2-minute firstToken. The attempt says it is waiting, and is not given up.
+  h.model.setScript([{ content: 'thought it over', delayMs: 40_000 }]);
+  const { result, started } = await turn('streamer', 'slow-first-token');
+  expect(result).toMatchObject({ status: 'completed', output: 'thought it over' });
+  expect(h.model.requests).toHaveLength(1);
+  expect(started.at(-1)?.attempt).toBe(1);
+}, 120_000);
+
+test('an attempt that gets no first chunk within firstToken gives up and is retried', async () => {
+  h.model.setScript([{ content: 'too late', delayMs: 30_000 }, { content: 'on time' }]);
+  const { result, started } = await turn('impatient', 'first-token');
+  expect(result).toMatchObject({ status: 'completed', output: 'on time' });
+  expect(h.model.requests).toHaveLength(2);
+  const retried = started.at(-1)!;
+  expect(retried.attempt).toBe(2);
+  expect(retried.lastFailure?.message).toBe(
+    'no answer from the model within 2 s (modelRetry.firstToken); the attempt is retried',
+  );
+  expect(retried.lastFailure?.applicationFailureInfo?.type).toBe('ModelUnavailable');
+});
