@@ -2,7 +2,8 @@
  * The fault schedule: each fault kills processes by role (or takes the model's network down), starts
  * them again, and measures recovery — from the moment everything is started again until a fresh
  * canary turn completes. A fault whose role has no process on the target is reported as not injected.
- * Only `processes()`, `kill()` and `start()` of the handle are used, so any target serves.
+ * Only `processes()`, `kill()` and `start()` of the handle are used, so any target serves. The last,
+ * `long-model-outage`, takes the model away for three minutes while the workers are killed (issue 34).
  */
 import type { Cluster, ProcessRole } from '../cluster/types';
 import type { SoakModel } from './model';
@@ -16,7 +17,8 @@ export type FaultKind =
   | 'restart-postgres'
   | 'restart-gateway'
   | 'model-outage'
-  | 'stall-workers';
+  | 'stall-workers'
+  | 'long-model-outage';
 
 export const SCHEDULE: FaultKind[] = [
   'kill-one-worker',
@@ -28,6 +30,7 @@ export const SCHEDULE: FaultKind[] = [
   'restart-postgres',
   'kill-frontend',
   'stall-workers',
+  'long-model-outage',
 ];
 
 /**
@@ -68,6 +71,9 @@ const PLANS: Record<FaultKind, Plan> = {
   // Stopped, not killed (SIGSTOP, then SIGCONT): their workflow tasks time out while the decisions of
   // `instant` turns arrive; then they wake and finish tasks the server has given to another worker.
   'stall-workers': { role: 'tiller-worker', count: 'all-but-one', signal: 'SIGSTOP' },
+  // Three minutes without a model while the workers are killed twice (all, then one) and started again:
+  // model calls are retried by time (a budget of 10 minutes), not by count, so no turn may be lost to it.
+  'long-model-outage': { role: 'tiller-worker', count: 'all', signal: 'SIGKILL' },
 };
 
 export interface FaultDeps {
@@ -75,6 +81,8 @@ export interface FaultDeps {
   model: SoakModel;
   /** How long the model's network stays down. */
   outageMs: number;
+  /** How long it stays down in `long-model-outage` (three minutes). */
+  longOutageMs: number;
   /** Runs a canary turn to completion; rejects if it does not complete. */
   canary(): Promise<void>;
   log(line: string): void;
@@ -84,6 +92,7 @@ export interface FaultDeps {
 export async function injectFault(deps: FaultDeps, kind: FaultKind, begin: () => void): Promise<FaultRun> {
   const plan = PLANS[kind];
   const t0 = performance.now();
+  if (kind === 'long-model-outage') return longOutage(deps, begin, t0);
   if (plan.role === 'model') {
     const outage = deps.model.outage();
     begin();
@@ -131,6 +140,29 @@ async function stall(
     for (const pid of pids) process.kill(pid, 'SIGCONT');
   }
   return measure(deps, { kind, injected: true, processes: victims }, t0);
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The model down for `longOutageMs`; a third of the way in every worker is killed, two thirds in one. */
+async function longOutage(deps: FaultDeps, begin: () => void, t0: number): Promise<FaultRun> {
+  const workers = deps.cluster
+    .processes()
+    .filter((p) => p.role === 'tiller-worker')
+    .map((p) => p.name);
+  const outage = deps.model.outage();
+  begin();
+  const third = deps.longOutageMs / 3;
+  for (const victims of [workers, workers.slice(0, 1)]) {
+    await wait(third);
+    deps.log(`fault long-model-outage: model down, SIGKILL ${victims.join(', ') || '(no workers)'}`);
+    await Promise.all(victims.map((name) => deps.cluster.kill(name, 'SIGKILL')));
+    await Promise.all(victims.map((name) => deps.cluster.start(name)));
+  }
+  // The fault's designed length, whatever the kills took.
+  await wait(Math.max(0, deps.longOutageMs - (performance.now() - t0)));
+  outage.end();
+  return measure(deps, { kind: 'long-model-outage', injected: true, processes: ['model', ...workers] }, t0);
 }
 
 async function measure(deps: FaultDeps, run: FaultRun, t0: number): Promise<FaultRun> {

@@ -15,6 +15,8 @@ export interface SoakOptions {
   rounds: number;
   throughputTurns: number;
   outageMs: number;
+  /** The `long-model-outage` fault: the model down this long while workers are killed. */
+  longOutageMs: number;
   /** A turn not finished this long after its start counts as lost. */
   turnDeadlineMs: number;
   outDir: string;
@@ -22,7 +24,7 @@ export interface SoakOptions {
 
 const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--rounds N] [--out DIR]
 
-  --quick          CI size (~24 turns + bursts, ≤ ~5 min); writes to test-artifacts/soak/ unless --out
+  --quick          CI size (~24 turns + bursts, ≤ ~9 min: one fault is a 3-minute model outage); writes to test-artifacts/soak/ unless --out
   --target         dev: a local dev server (SQLite) · cluster: the production shape (default)
   --turns N        concurrent turns started at the beginning (quick 24, full 120)
   --burst N        turns started as each fault begins (quick 3, full 10)
@@ -62,7 +64,9 @@ export function parseOptions(argv: string[]): SoakOptions {
     rounds: Math.max(1, num('--rounds', quick ? 1 : 3)),
     throughputTurns: quick ? 10 : 40,
     outageMs: 3_000,
-    turnDeadlineMs: quick ? 150_000 : 300_000,
+    longOutageMs: 180_000,
+    // A turn started as the long outage begins waits out its three minutes before it can end.
+    turnDeadlineMs: 180_000 + (quick ? 150_000 : 300_000),
     outDir: path.resolve(out ?? (quick ? path.join(ROOT, 'test-artifacts/soak') : ROOT)),
   };
   const unknown = args.filter((a) => a !== '--quick');

@@ -70,10 +70,14 @@ export async function runSoak(
       kind === 'stall-workers'
         ? Array.from({ length: Math.max(1, opts.burst) }, (_, n) => [scenario('instant', `${runId}-f${i}-i${n}`)])
         : mix(opts.burst, `${runId}-f${i}-`, opts.turns + i * opts.burst);
-    const run = await injectFault({ cluster, model, outageMs: opts.outageMs, canary, log }, kind, () => {
-      releases[i]!.open();
-      for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);
-    });
+    const run = await injectFault(
+      { cluster, model, outageMs: opts.outageMs, longOutageMs: opts.longOutageMs, canary, log },
+      kind,
+      () => {
+        releases[i]!.open();
+        for (const group of burst) bursts.push(launch(ctx, group, Promise.resolve()).done);
+      },
+    );
     faults.push(run);
   }
   log('fault schedule done; waiting for every turn to end');

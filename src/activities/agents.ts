@@ -18,7 +18,15 @@ import { handoffsOf, handoffToolName } from '../agents/handoffs';
 import type { TillerHooks } from '../agents/hooks';
 import { BOUNDS, clip } from '../core/bounds';
 import { FailureType } from '../core/failures';
-import type { AgentSpec, GuardrailSpec, OutputSpec, StartTurnRequest, StartTurnResponse, ToolSpec } from '../core/spec';
+import type {
+  AgentSpec,
+  GuardrailSpec,
+  ModelRetrySpec,
+  OutputSpec,
+  StartTurnRequest,
+  StartTurnResponse,
+  ToolSpec,
+} from '../core/spec';
 import { withMcpTools } from '../mcp/activity';
 import type { McpPool } from '../mcp/pool';
 import { inheritPolicy, subAgentToolSpec } from '../core/subagents';
@@ -35,6 +43,8 @@ export interface AgentActivityDeps {
   verifiedApprovers?: boolean;
   /** The worker's MCP clients, when it has `mcpServers`. */
   mcp?: McpPool;
+  /** A provider's `retry` (undefined: the default client's, or none), for agents without `modelRetry`. */
+  modelRetryFor?(provider: string | undefined): ModelRetrySpec | undefined;
 }
 
 export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): AgentSpec {
@@ -49,6 +59,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     ...(def.provider !== undefined && { provider: def.provider }),
     ...(def.api !== undefined && { api: def.api }),
     ...(def.onTruncated !== undefined && { onTruncated: def.onTruncated }),
+    ...modelRetryOf(def, deps),
     tools: workerTools.map((name) => {
       const tool = deps.tools.get(name);
       if (!tool) throw new Error(`agent ${def.name} uses tool ${name}, which is not registered`);
@@ -91,6 +102,12 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     ...(deps.decideSignal === false && { decideSignal: false }),
     ...(deps.verifiedApprovers === true && { verifiedApprovers: true }),
   };
+}
+
+/** The agent's `modelRetry`, else its provider's `retry`; nothing when neither says (the workflow's defaults). */
+function modelRetryOf(def: AgentDefinition, deps: AgentActivityDeps): { modelRetry?: ModelRetrySpec } {
+  const retry = def.modelRetry ?? deps.modelRetryFor?.(def.provider);
+  return retry ? { modelRetry: retry } : {};
 }
 
 /** An agent's spec: its tools, sub-agents, handoffs and MCP tools (instructions as written). */

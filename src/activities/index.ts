@@ -49,8 +49,10 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
   ];
   // The conversations the model activity has read, and the tool results it will read next.
   const conversations = new ConversationCache();
+  const retries = new Map([...(deps.providers ?? [])].map(([name, p]) => [name, 'retry' in p ? p.retry : undefined]));
   const agentDeps: AgentActivityDeps = {
     agents,
+    modelRetryFor: (provider) => (provider === undefined ? undefined : retries.get(provider)),
     tools,
     hooksFor,
     defaultModel: deps.defaultModel,

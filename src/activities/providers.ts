@@ -6,6 +6,7 @@
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
+import { ModelRetryConfig } from '../core/model-retry-schema';
 import { formatZodError } from '../core/schemas';
 import type { ModelEndpoint } from './model';
 
@@ -40,6 +41,8 @@ export const ProviderConfig = z
      * `previous_response_id` and sends only what is new (default false: the full input every call).
      */
     store: z.boolean().optional(),
+    /** How long a call to this provider may take, retries included (docs/models.md); an agent's `modelRetry` wins. */
+    retry: ModelRetryConfig.optional(),
   })
   .refine((p) => p.apiKey === undefined || p.apiKeyEnv === undefined, 'give apiKey or apiKeyEnv, not both');
 /** A model provider's settings (see the schema of the same name). */
@@ -88,6 +91,7 @@ export function providerClients(
       client: new OpenAI({ baseURL: p.baseURL, apiKey: apiKey ?? 'not-needed', maxRetries: 0 }),
       ...(p.api !== undefined && { api: p.api }),
       ...(p.store !== undefined && { store: p.store }),
+      ...(p.retry !== undefined && { retry: p.retry }),
     });
   }
   return clients;

@@ -1,8 +1,9 @@
 /** `defineAgent`: instructions, the tools it may use, its approval policy and its own hooks. */
 import type { z } from 'zod';
 import { ModelSettings } from '../core/model-settings';
+import { ModelRetryConfig } from '../core/model-retry-schema';
 import { formatZodError } from '../core/schemas';
-import { ANSWER_TOOL, type DurationLike, type GateSpec, type ModelApi } from '../core/spec';
+import { ANSWER_TOOL, type DurationLike, type GateSpec, type ModelApi, type ModelRetrySpec } from '../core/spec';
 import { checkContextWindow } from './context-window';
 import { checkGuardrails, type InputGuardrail, type OutputGuardrail } from './guardrails';
 import { handoffsOf, handoffToolName, type HandoffEntry } from './handoffs';
@@ -65,6 +66,12 @@ export interface AgentDefinition {
    * `modelSettings.maxTokens` to give it more room.
    */
   onTruncated?: 'fail' | 'accept';
+  /**
+   * How long a model call may take, retries included: `budget` (default 10 minutes) for the whole call,
+   * `firstToken` (default 2 minutes) for one attempt's wait for its first chunk. Absent: the provider's
+   * `retry`, else the defaults. See docs/models.md.
+   */
+  modelRetry?: ModelRetrySpec;
   /** Names of registered tools this agent may call; an MCP server's tool as `<server>__<tool>`. */
   tools: string[];
   /** MCP servers (configured with `createWorker({ mcpServers })`) whose every tool this agent may call. */
@@ -188,6 +195,8 @@ export function checkAgentOptions(def: AgentDefinition): void {
   const clash = handoffTools.find((t) => own.includes(t));
   if (clash) throw new Error(`agent ${def.name}: handoff tool ${clash} has the name of one of its tools`);
   checkContextWindow(def.name, def.contextWindow);
+  const retry = def.modelRetry === undefined ? undefined : ModelRetryConfig.safeParse(def.modelRetry);
+  if (retry && !retry.success) throw new Error(`agent ${def.name}: invalid modelRetry: ${formatZodError(retry.error)}`);
 }
 
 /** The agent's model settings, parsed; throws a clear error when they are invalid. */

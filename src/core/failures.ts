@@ -38,6 +38,8 @@ export const FailureType = {
   ModelRateLimited: 'ModelRateLimited',
   ModelUnavailable: 'ModelUnavailable',
   ModelBadResponse: 'ModelBadResponse',
+  /** The server answered the same 5xx (not 502/503/504) several times in a row: its own error, not an outage. */
+  ModelServerError: 'ModelServerError',
   ModelError: 'ModelError',
   /** The worker has no model endpoint: no `openai` client given, no `OPENAI_API_KEY` or `OPENAI_BASE_URL` (never retried). */
   ModelNotConfigured: 'ModelNotConfigured',
@@ -68,8 +70,10 @@ export const MODEL_STATUS_NOT_RETRIED: Readonly<Record<number, FailureType>> = {
   422: FailureType.ModelUnprocessable,
 };
 
-/** The model activity's `nonRetryableErrorTypes`: exactly the types above. */
-export const MODEL_ERRORS_NOT_RETRIED: readonly FailureType[] = [...new Set(Object.values(MODEL_STATUS_NOT_RETRIED))];
+/** The model activity's `nonRetryableErrorTypes`: the types above, and a server error that repeated. */
+export const MODEL_ERRORS_NOT_RETRIED: readonly FailureType[] = [
+  ...new Set([...Object.values(MODEL_STATUS_NOT_RETRIED), FailureType.ModelServerError]),
+];
 
 /**
  * One sentence for what went wrong, for events, tool results and turn errors: an activity's

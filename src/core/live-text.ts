@@ -27,6 +27,10 @@ export const ModelProgress = z.object({
   /** Characters produced before `text` (dropped from the window). */
   offset: z.number().int().nonnegative(),
   text: z.string(),
+  /** Chunks the attempt has received so far (absent from heartbeats before progress was reported). */
+  chunks: z.number().int().nonnegative().optional(),
+  /** Before the first chunk: how long the attempt has been waiting for it, in ms. */
+  waitingMs: z.number().nonnegative().optional(),
 });
 export type ModelProgress = z.infer<typeof ModelProgress>;
 

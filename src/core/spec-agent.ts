@@ -17,6 +17,20 @@ export interface Limits {
   maxToolResultChars: number;
 }
 
+/**
+ * How long a model call may take (`defineAgent({ modelRetry })`, or a provider's `retry`): calls are
+ * retried by time, not by count (docs/models.md).
+ */
+export interface ModelRetrySpec {
+  /** The whole call, every attempt and the waits between them (schedule-to-close); default 10 minutes. */
+  budget?: DurationLike;
+  /**
+   * How long one attempt may wait for the server's first chunk (a streamed call) or its whole answer
+   * (a call with `stream: false`) before it is given up and retried; default 2 minutes.
+   */
+  firstToken?: DurationLike;
+}
+
 /** Structured output (`defineAgent({ output })`): the JSON Schema the answer must match, from the agent's zod schema. */
 export interface OutputSpec {
   /** `response_format.json_schema.name`. */
@@ -40,6 +54,8 @@ export interface AgentSpec {
   provider?: string;
   /** The model API to speak; absent: the provider's choice, else Chat Completions. */
   api?: ModelApi;
+  /** How long a model call may take, retries included (the agent's, else its provider's); absent: the defaults. */
+  modelRetry?: ModelRetrySpec;
   /** A cut answer (`finish_reason: length`): fail the turn (absent: the default) or accept it as it is. */
   onTruncated?: 'fail' | 'accept';
   tools: ToolSpec[];

@@ -51,6 +51,8 @@ export interface ModelRequest {
   settings?: ModelSettings;
   /** Structured output: sent as `response_format`, and an answer is checked against the agent's schema. */
   output?: OutputSpec & { agent: string };
+  /** `ModelRetrySpec.firstToken` in ms (absent: the default, `DEFAULT_FIRST_TOKEN_MS`). */
+  firstTokenMs?: number;
 }
 
 export interface ModelResponse {

@@ -20,7 +20,15 @@ export type {
   SummaryRequest,
   SummaryResponse,
 } from './spec-activities';
-export type { AgentSpec, ContextWindowSpec, GuardrailSpec, Limits, OutputCheck, OutputSpec } from './spec-agent';
+export type {
+  AgentSpec,
+  ContextWindowSpec,
+  GuardrailSpec,
+  Limits,
+  ModelRetrySpec,
+  OutputCheck,
+  OutputSpec,
+} from './spec-agent';
 export { ANSWER_TOOL, type DurationLike, type EscalationSpec, type GateSpec } from './spec-gates';
 export type {
   AnswerContext,

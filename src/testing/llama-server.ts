@@ -3,7 +3,7 @@
  * waits until `/health` answers ok. Used by the real-model test suite (`npm run e2e:real-model`) and to
  * record real wire traffic; `scripts/ensure-llama.js` installs the binary and the model.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './free-port';
 import { stopChild } from './stop-child';
@@ -26,6 +26,11 @@ export interface LlamaServerOptions {
   alias?: string;
   /** A Jinja chat template to use instead of the model's own (`--chat-template-file`). */
   chatTemplateFile?: string;
+  /**
+   * `false`: start without Jinja templates (a misconfigured server: it refuses requests with tools,
+   * HTTP 500 "tools param requires --jinja flag"); `--no-jinja` where the build has it on by default.
+   */
+  jinja?: boolean;
   port?: number;
   /** Context size in tokens, shared by the slots (default 8192). */
   ctxSize?: number;
@@ -58,8 +63,8 @@ export function llamaServerArgs(opts: LlamaServerOptions, port: number): string[
     '--alias',
     opts.alias ?? path.basename(opts.model).replace(/\.gguf$/, ''),
     // Tool calls and structured output through the chat template (Jinja).
-    '--jinja',
-    ...(opts.chatTemplateFile ? ['--chat-template-file', opts.chatTemplateFile] : []),
+    ...(opts.jinja === false ? noJinja(opts.server) : ['--jinja']),
+    ...(opts.chatTemplateFile && opts.jinja !== false ? ['--chat-template-file', opts.chatTemplateFile] : []),
     '--ctx-size',
     String(opts.ctxSize ?? 8192),
     '--parallel',
@@ -71,6 +76,12 @@ export function llamaServerArgs(opts: LlamaServerOptions, port: number): string[
     '--no-webui',
     ...(opts.extraArgs ?? []),
   ];
+}
+
+/** `--no-jinja` when this build knows it (newer builds turn Jinja on by default), else nothing. */
+function noJinja(server: string): string[] {
+  const help = spawnSync(server, ['--help'], { encoding: 'utf8', timeout: 30_000 });
+  return `${help.stdout ?? ''}${help.stderr ?? ''}`.includes('--no-jinja') ? ['--no-jinja'] : [];
 }
 
 async function healthy(base: string): Promise<boolean> {

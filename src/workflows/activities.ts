@@ -11,7 +11,8 @@ import {
 } from '@temporalio/workflow';
 import type { TillerActivities } from '../contract';
 import { FailureType, MODEL_ERRORS_NOT_RETRIED } from '../core/failures';
-import type { RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';
+import { DEFAULT_MODEL_BUDGET, MODEL_ATTEMPT_TIMEOUT, MODEL_HEARTBEAT_TIMEOUT_MS } from '../core/model-retry';
+import type { ModelRetrySpec, RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';
 import { PATCH_READ_ONLY_LOCAL } from './patches';
 
 export const modelOptions: ActivityOptions = {
@@ -25,6 +26,29 @@ export const modelOptions: ActivityOptions = {
     nonRetryableErrorTypes: [...MODEL_ERRORS_NOT_RETRIED],
   },
 };
+
+/**
+ * A model call (`callModel`): bounded by time, not by count — retried with backoff until its budget
+ * (schedule-to-close) is spent; each attempt heartbeats only while its stream moves (or while it waits
+ * for the first chunk, up to `firstToken`), so a stalled server fails the attempt in 30 s. Only the
+ * options differ from `modelOptions` (the summary's, still by count): replay matches an activity by
+ * its type and id, never its options, so turns recorded before keep replaying.
+ */
+export function modelCallOptions(retry: ModelRetrySpec | undefined): ActivityOptions {
+  return {
+    scheduleToCloseTimeout: retry?.budget ?? DEFAULT_MODEL_BUDGET,
+    startToCloseTimeout: MODEL_ATTEMPT_TIMEOUT,
+    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      // Unlimited (merged over the proxy's defaults, so said explicitly): the budget ends the retries.
+      maximumAttempts: Number.POSITIVE_INFINITY,
+      nonRetryableErrorTypes: [...MODEL_ERRORS_NOT_RETRIED],
+    },
+  };
+}
 
 /** Hooks, previews, validation: short, retried a few times. */
 export const hookOptions: ActivityOptions = {

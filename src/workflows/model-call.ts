@@ -2,11 +2,14 @@
  * One model call of the turn: the activity, its record (`MODEL_CALLED` with usage and the calls it asked
  * for, under ids unique in the turn), and the limits that end a turn whose model keeps asking for tools.
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, TimeoutFailure } from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
 import type { CallIds } from '../core/call-ids';
 import { describeFailure, FailureType } from '../core/failures';
-import type { AgentSpec, AssistantMessage, ModelResponse, OutputCheck } from '../core/spec';
-import { acts, modelOptions } from './activities';
+import { DEFAULT_MODEL_BUDGET } from '../core/model-retry';
+import type { AgentSpec, AssistantMessage, ModelResponse, ModelRetrySpec, OutputCheck } from '../core/spec';
+import { msToNumber } from '@temporalio/common/lib/time';
+import { acts, modelCallOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_FINISH_REASONS } from './patches';
@@ -45,18 +48,44 @@ export interface ModelStep {
  * stack trace for every promise the workflow sandbox creates, and an evicted turn replays every step's.
  */
 export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
-  const { recorder, conversation } = turn;
+  const { recorder, conversation, agent } = turn;
+  const retry = agent.modelRetry;
+  const request = conversation.request(recorder.state.turnId, call);
+  const firstToken = retry?.firstToken !== undefined && { firstTokenMs: msToNumber(retry.firstToken) };
   return acts.callModel
-    .executeWithOptions({ ...modelOptions, summary: `model call ${call}` }, [
-      conversation.request(recorder.state.turnId, call),
-    ])
+    .executeWithOptions({ ...modelCallOptions(retry), summary: `model call ${call}` }, [{ ...request, ...firstToken }])
     .then(
       (response) => takeResponse(turn, call, response),
       (err: unknown) => {
         if (isCancellation(err)) throw err;
-        throw new TurnFailure(`model call ${call} failed: ${describeFailure(err)}`);
+        throw new TurnFailure(`model call ${call} failed: ${describeModelFailure(err, retry)}`);
       },
     );
+}
+
+/**
+ * Why a model call failed: the activity's own failure (typed, the server's message), or — its budget
+ * spent while the server stayed away — that, with what the last attempt met.
+ */
+function describeModelFailure(err: unknown, retry: ModelRetrySpec | undefined): string {
+  const timeout = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(timeout instanceof TimeoutFailure) || timeout.timeoutType !== TimeoutType.SCHEDULE_TO_CLOSE) {
+    return describeFailure(err);
+  }
+  const budget = retry?.budget ?? DEFAULT_MODEL_BUDGET;
+  // The SDK drops a timeout's cause (the last attempt's failure); the raw failure still has it.
+  const last = timeout.cause;
+  const raw = timeout.failure?.cause;
+  const met =
+    last instanceof ApplicationFailure
+      ? `${last.type ?? 'Error'}: ${last.message}`
+      : raw?.message
+        ? `${raw.applicationFailureInfo?.type ?? 'Error'}: ${raw.message}`
+        : undefined;
+  return (
+    `${FailureType.ModelUnavailable}: no answer within the model call's budget ` +
+    `(${typeof budget === 'number' ? `${budget} ms` : budget}, modelRetry.budget)${met ? `; the last attempt: ${met}` : ''}`
+  );
 }
 
 /** The model's response as the turn's next step: recorded, added to the conversation, its calls named uniquely. */

@@ -28,9 +28,17 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   return out;
 }
 
+/** The server's own message: the `error.message` of its JSON body, else its body (without the SDK's status prefix). */
+export function serverMessage(err: InstanceType<typeof OpenAI.APIError>): string {
+  const inner = (err.error as { message?: unknown } | undefined)?.message;
+  if (typeof inner === 'string' && inner) return inner;
+  return err.message.replace(/^\d{3} /, '');
+}
+
 /**
  * The one place that decides whether a failed model call is retried: 408/409/429/5xx and network
- * errors are (honouring `retry-after`), other 4xx are not, each with a clear failure type.
+ * errors are (honouring `retry-after`), other 4xx are not, each with a clear failure type and the
+ * server's own message. (A 5xx that repeats is failed earlier, by `askRepeating`.)
  */
 export function classifyModelError(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
@@ -42,7 +50,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   }
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const status = err.status;
-    const message = `model endpoint answered ${status}: ${err.message}`;
+    const message = `model endpoint answered ${status}: ${serverMessage(err)}`;
     if (RETRYABLE_STATUS.has(status) || status >= 500) {
       const delay = retryAfterMs(err.headers);
       return ApplicationFailure.create({
@@ -53,7 +61,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     }
     return ApplicationFailure.create({
       type: MODEL_STATUS_NOT_RETRIED[status] ?? FailureType.ModelBadRequest,
-      message,
+      message: `${message} (not retried)`,
       nonRetryable: true,
     });
   }

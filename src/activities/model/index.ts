@@ -12,6 +12,7 @@ import type {
   ModelApi,
   ModelRequest,
   ModelResponse,
+  ModelRetrySpec,
   OutputCheck,
   SummaryRequest,
   SummaryResponse,
@@ -21,6 +22,7 @@ import { assistantMessage, estimateUsage, finishReasonOf, reasoningOf, refusalOf
 import { streamedChat, unaryChat } from './chat';
 import { redactedFailure } from './errors';
 import { liveHeartbeat } from './heartbeat';
+import { askRepeating } from './repeat';
 import { checkOutput } from './output';
 import { conversationKey, promptOf, type Prompt } from './prompt';
 import { respond } from './responses';
@@ -39,6 +41,8 @@ export interface ModelEndpoint {
    * one with `previous_response_id` and sends only what is new. Default false: the full input every call.
    */
   store?: boolean;
+  /** How long a call may take, retries included, for agents that do not say (`modelRetry`); absent: the defaults. */
+  retry?: ModelRetrySpec;
 }
 
 export interface ModelActivityDeps {
@@ -128,11 +132,13 @@ export function createModelActivities({
     async callModel(req: ModelRequest): Promise<ModelResponse> {
       const ctx = Context.current();
       const started = performance.now();
-      const heartbeat = liveHeartbeat(ctx, req.call);
+      const heartbeat = liveHeartbeat(ctx, req.call, req.firstTokenMs);
+      // Cancelled by Temporal, or given up by the heartbeat (no first chunk in time, a stalled stream).
+      const signal = AbortSignal.any([ctx.cancellationSignal, heartbeat.signal]);
       try {
         const endpoint = endpointFor(req.provider);
         const prompt = await promptOf(req, ctx, conversations);
-        const raw = await ask(endpoint, prompt, ctx.cancellationSignal, heartbeat.beat);
+        const raw = await askRepeating(() => ask(endpoint, prompt, signal, heartbeat.beat), signal);
         const response = responseOf(raw, prompt, prompt.api ?? endpoint.api ?? 'chat');
         const key = req.conversation && conversationKey(ctx);
         if (key) conversations.answered(key, response.message);
@@ -150,7 +156,7 @@ export function createModelActivities({
         };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
-        throw redactedFailure(err, secrets);
+        throw redactedFailure(heartbeat.failure() ?? err, secrets);
       } finally {
         heartbeat.stop();
       }

@@ -21,5 +21,9 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__TILLER_LLAMA_SERVER__ = llama;
   process.env.TILLER_TEST_LLAMA_URL = llama.url;
   process.env.TILLER_TEST_LLAMA_MODEL = llama.model;
+  // For tests that start a server of their own (to stop it, or to start it misconfigured).
+  process.env.TILLER_TEST_LLAMA_BIN = server;
+  process.env.TILLER_TEST_LLAMA_GGUF = model;
+  process.env.TILLER_TEST_LLAMA_TEMPLATE = chatTemplate;
   await startTemporalAndBundle();
 }

@@ -23,28 +23,31 @@ export interface RealHarness {
   workspace: string;
   tap: WireTap;
   tiller: TillerClient;
+  client: Client;
   /** Runs `fn` while a worker with `agents` (and read_file, delete_file) polls. */
   withWorker<T>(agents: AgentDefinition[], fn: () => Promise<T>): Promise<T>;
   turnId(label: string): string;
   close(): Promise<void>;
 }
 
-function env(name: string): string {
+export function env(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run through \`npm run e2e:real-model\` (its global setup sets it)`);
   return value;
 }
 
-export async function createRealHarness(): Promise<RealHarness> {
+/** `baseURL`: a llama-server of the test's own (default: the run's shared one). */
+export async function createRealHarness(opts: { baseURL?: string } = {}): Promise<RealHarness> {
   quietRuntime();
   const address = env('TILLER_TEST_TEMPORAL_ADDRESS');
-  const baseURL = env('TILLER_TEST_LLAMA_URL');
+  const baseURL = opts.baseURL ?? env('TILLER_TEST_LLAMA_URL');
   const model = env('TILLER_TEST_LLAMA_MODEL');
   const taskQueue = `real-model-${randomUUID()}`;
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-real-'));
   const native = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const tiller = new TillerClient(new Client({ connection }), taskQueue);
+  const client = new Client({ connection });
+  const tiller = new TillerClient(client, taskQueue);
   const tap = createWireTap();
   const openai = new OpenAI({ baseURL, apiKey: 'none', maxRetries: 0, fetch: tap.fetch });
 
@@ -65,6 +68,7 @@ export async function createRealHarness(): Promise<RealHarness> {
     workspace,
     tap,
     tiller,
+    client,
     async withWorker(agents, fn) {
       return (await worker(agents)).runUntil(fn);
     },

@@ -65,6 +65,8 @@ export function createWireTap(): WireTap {
       text,
       chunks: body.stream && res.ok ? sseData(text) : [],
     }));
+    // A stream aborted mid-way (a stalled server given up) rejects here: handled, for those who never ask.
+    exchange.catch(() => undefined);
     recorded.push({ input, exchange });
     return res;
   };
