@@ -19,6 +19,7 @@ import type {
 import { ConversationCache } from '../conversation-cache';
 import { assistantMessage, estimateUsage, finishReasonOf, reasoningOf, refusalOf, type RawAnswer } from './answer';
 import { streamedChat, unaryChat } from './chat';
+import { contextExceeded } from './context-exceeded';
 import { redactedFailure } from './errors';
 import { liveHeartbeat } from './heartbeat';
 import { checkOutput } from './output';
@@ -150,7 +151,7 @@ export function createModelActivities({
         };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
-        throw redactedFailure(err, secrets);
+        throw contextExceeded(err, secrets) ?? redactedFailure(err, secrets);
       } finally {
         heartbeat.stop();
       }
