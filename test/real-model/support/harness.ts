@@ -35,11 +35,12 @@ function env(name: string): string {
   return value;
 }
 
-export async function createRealHarness(): Promise<RealHarness> {
+/** `llama`: a llama-server of the file's own (another context size) instead of the run's. */
+export async function createRealHarness(llama?: { url: string; model: string }): Promise<RealHarness> {
   quietRuntime();
   const address = env('TILLER_TEST_TEMPORAL_ADDRESS');
-  const baseURL = env('TILLER_TEST_LLAMA_URL');
-  const model = env('TILLER_TEST_LLAMA_MODEL');
+  const baseURL = llama?.url ?? env('TILLER_TEST_LLAMA_URL');
+  const model = llama?.model ?? env('TILLER_TEST_LLAMA_MODEL');
   const taskQueue = `real-model-${randomUUID()}`;
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-real-'));
   const native = await NativeConnection.connect({ address });
