@@ -40,7 +40,7 @@ function refusedPrompt(err: unknown, call: number): TurnFailure | undefined {
       ? ` (a prompt of ${promptTokens} tokens${contextTokens !== undefined ? `, a context of ${contextTokens}` : ''})`
       : '';
   return new TurnFailure(
-    `model call ${call}: the model server refused the prompt as longer than its context${counts}: ` +
+    `model call ${call}: the model server refused the prompt as longer than its context${counts} (${cause.message}); ` +
       `give the agent a contextWindow no larger than the server's context (per request slot), or send less`,
     FailureType.ContextExhausted,
     {
