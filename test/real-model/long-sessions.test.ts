@@ -17,6 +17,13 @@ const { ensureLlama } = require('../../scripts/ensure-llama.js') as {
 };
 
 const CONTEXT = 2_048;
+/**
+ * To measure latency before and after a change (the figures are logged): `TILLER_LONG_SESSION_TURNS`
+ * turns (default 20) and `TILLER_LONG_SESSION_MAX_TOKENS` for the windowed agent (default unset: the
+ * form under test; code that kept no room for the answer needs one to get past the first trims).
+ */
+const TURNS = Number(process.env.TILLER_LONG_SESSION_TURNS ?? 20);
+const MEASURED_MAX = process.env.TILLER_LONG_SESSION_MAX_TOKENS;
 const instructions = 'You are a friendly assistant. Answer in one short sentence.';
 const agents = [
   defineAgent({
@@ -32,7 +39,8 @@ const agents = [
     name: 'windowed',
     instructions,
     tools: [],
-    modelSettings: { temperature: 0, seed: 42 },
+    modelSettings: { temperature: 0, seed: 42, ...(MEASURED_MAX && { maxTokens: Number(MEASURED_MAX) }) },
+    ...(MEASURED_MAX && { onTruncated: 'accept' as const }),
     contextWindow: { tokens: CONTEXT },
   }),
   defineAgent({
@@ -115,11 +123,11 @@ test('a windowed session of 20 turns with no maxTokens completes, trimming to a 
   const runs = await h.withWorker(agents, () =>
     session(
       'windowed',
-      Array.from({ length: 20 }, (_, i) => question(i + 1)),
+      Array.from({ length: TURNS }, (_, i) => question(i + 1)),
     ),
   );
   report('windowed, no maxTokens', runs);
-  expect(runs).toHaveLength(20);
+  expect(runs).toHaveLength(TURNS);
   // Every prompt left the answer its quarter of the window.
   for (const r of runs) expect(promptOf(r)).toBeLessThanOrEqual(CONTEXT * 0.75);
   // A trim drops to the low-water mark, so most turns after the first trim are not trims.
