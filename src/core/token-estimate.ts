@@ -6,6 +6,10 @@
  * on hex (a letter or digit a token, where a BPE tokenizer takes one or two): the context window uses it
  * only as a floor under the estimate calibrated on the conversation so far, so text unlike the rest —
  * hex, numbers, code, another script — is not counted at English's rate. Pure: workflow code uses it.
+ *
+ * Measured against SmolLM2-135M's tokenizer (llama-server `/tokenize`): 519 characters of hex are 519
+ * tokens (estimated 519); a conversation's JSON in English 53 (62), English prose 121 (140), code 24
+ * (27), numbers and dates 53 (47). English runs at four characters a token, hex at one.
  */
 
 const LETTERS_PER_TOKEN = 5;
