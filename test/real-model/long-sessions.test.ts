@@ -55,6 +55,10 @@ const agents = [
 
 const topics = ['the sun', 'rivers', 'bread', 'music', 'trains', 'cats', 'winter', 'gardens', 'the moon', 'books'];
 const question = (i: number) => `Turn ${i}: tell me one thing about ${topics[i % topics.length]}.`;
+/** A question with a paragraph before it (~110 tokens): 20 turns pass the window a few times over. */
+const longQuestion = (i: number) =>
+  `Some notes for turn ${i}: ${'We keep a diary of small things, the weather, the walk, the bread we baked. '.repeat(5)}` +
+  question(i);
 /** 519 characters of dense hex, as in issue 35. */
 const hex = (seed: number) =>
   Array.from({ length: 519 }, (_, i) => (((i + seed * 7919) * 2654435761) >>> 28).toString(16)).join('');
@@ -123,7 +127,7 @@ test('a windowed session of 20 turns with no maxTokens completes, trimming to a 
   const runs = await h.withWorker(agents, () =>
     session(
       'windowed',
-      Array.from({ length: TURNS }, (_, i) => question(i + 1)),
+      Array.from({ length: TURNS }, (_, i) => longQuestion(i + 1)),
     ),
   );
   report('windowed, no maxTokens', runs);
