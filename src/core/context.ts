@@ -6,6 +6,7 @@
  * results), never the instructions, the turn's input or its newest step. Pure: workflow code uses it.
  */
 import type { ChatMessage, ToolSpec } from './spec';
+import { classTokens } from './token-estimate';
 
 /** A provider's count: `tokens` for a prompt of `chars` characters (JSON of its messages and tools). */
 export interface Calibration {
@@ -70,20 +71,54 @@ function units(
   return out;
 }
 
+/** How a trim is planned. */
+export interface TrimOptions {
+  /** Past this many tokens, the prompt is trimmed… */
+  budget: number;
+  /** …down to this many (a low-water mark; default: the budget). */
+  target?: number;
+  start: number;
+  history: number;
+  calibration?: Calibration;
+  /** Never estimate below the characters' classes' count (./token-estimate.ts). */
+  byClass?: boolean;
+}
+
+/** The estimate of a prompt of `chars` characters whose characters' classes count `byClass` tokens. */
+export function estimatePrompt(chars: number, byClass: number | undefined, calibration?: Calibration): number {
+  return Math.max(estimateTokens(chars, calibration), byClass ?? 0);
+}
+
+/** The prompt's estimate as `ContextWindow` makes it (with `byClass`, the class count as a floor). */
+export function promptTokens(
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+  calibration: Calibration | undefined,
+  byClass: boolean,
+): number {
+  const classes = byClass ? classTokens(JSON.stringify(messages)) + classTokens(JSON.stringify(tools)) : undefined;
+  return estimatePrompt(promptChars(messages, tools), classes, calibration);
+}
+
 /**
- * The smallest drop of oldest units that brings the prompt under `budget` tokens, or undefined when it
- * fits already. `start`: the first message after the instructions; `history`: earlier turns' messages
- * from there. When even the largest drop does not fit, it is still taken (the call may then fail at the
- * provider, clearly).
+ * The smallest drop of oldest units that brings the prompt to `target` tokens once it is past `budget`,
+ * or undefined when it fits already. `start`: the first message after the instructions; `history`:
+ * earlier turns' messages from there. When even the largest drop does not fit, it is still taken (the
+ * call may then fail at the provider, clearly).
  */
 export function planTrim(
   messages: readonly ChatMessage[],
   tools: readonly ToolSpec[],
-  opts: { budget: number; start: number; history: number; calibration?: Calibration },
+  opts: TrimOptions,
 ): TrimPlan | undefined {
-  const tokensOf = (chars: number) => estimateTokens(chars, opts.calibration);
+  const target = Math.min(opts.target ?? opts.budget, opts.budget);
+  const classOf = (v: unknown) => (opts.byClass ? classTokens(JSON.stringify(v)) : 0);
+  const tokensOf = (chars: number, classes: number) =>
+    estimatePrompt(chars, opts.byClass ? classes : undefined, opts.calibration);
   const total = promptChars(messages, tools);
-  const tokensBefore = tokensOf(total);
+  const classSizes = messages.map(classOf);
+  let classes = classSizes.reduce((a, b) => a + b, 0) + classOf(tools);
+  const tokensBefore = tokensOf(total, classes);
   if (tokensBefore <= opts.budget) return undefined;
   const sizes = messages.map((m) => JSON.stringify(m).length + 1);
   const inputAt = opts.start + opts.history;
@@ -95,17 +130,23 @@ export function planTrim(
   let history = 0;
   let steps = 0;
   for (const n of historyUnits) {
-    if (tokensOf(chars) <= opts.budget) break;
-    for (let i = 0; i < n; i++) chars -= sizes[opts.start + history + i]!;
+    if (tokensOf(chars, classes) <= target) break;
+    for (let i = 0; i < n; i++) {
+      chars -= sizes[opts.start + history + i]!;
+      classes -= classSizes[opts.start + history + i]!;
+    }
     history += n;
   }
   for (const n of stepUnits) {
-    if (tokensOf(chars) <= opts.budget) break;
-    for (let i = 0; i < n; i++) chars -= sizes[stepsStart + steps + i]!;
+    if (tokensOf(chars, classes) <= target) break;
+    for (let i = 0; i < n; i++) {
+      chars -= sizes[stepsStart + steps + i]!;
+      classes -= classSizes[stepsStart + steps + i]!;
+    }
     steps += n;
   }
   if (history === 0 && steps === 0) return undefined;
-  return { start: opts.start, history, stepsStart, steps, tokensBefore, tokensAfter: tokensOf(chars) };
+  return { start: opts.start, history, stepsStart, steps, tokensBefore, tokensAfter: tokensOf(chars, classes) };
 }
 
 /** The message a summary of earlier turns becomes (a user message: a session's history holds only those). */

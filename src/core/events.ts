@@ -123,6 +123,8 @@ export type TurnEventBody =
       summary?: string;
       /** The summary's model call (counted in the turn's usage as a model call). */
       usage?: Omit<Usage, 'modelCalls'>;
+      /** The server had refused the prompt as too long (with its count, when it gave one); the call is asked again. */
+      refused?: { promptTokens?: number };
     }
   | { type: 'TURN_COMPLETED'; output: string; parsed?: unknown }
   | { type: 'TURN_FAILED'; error: string }

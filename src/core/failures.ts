@@ -48,6 +48,14 @@ export const FailureType = {
    * and the agent does not accept cut answers (`onTruncated`); details carry the `TurnResult`.
    */
   ModelTruncated: 'ModelTruncated',
+  /**
+   * A turn ended `failed` because the model ran out of context: the server refused the prompt as too long
+   * (after one trim and retry, with a `contextWindow`), or the answer stopped short of `maxTokens` because
+   * prompt and answer filled the model's context; the message gives both counts. Details carry the `TurnResult`.
+   */
+  ContextExhausted: 'ContextExhausted',
+  /** The model server refused the prompt as longer than its context (400 `exceed_context_size_error`, `context_length_exceeded`). */
+  ModelContextExceeded: 'ModelContextExceeded',
   /** A turn ended `failed` because a guardrail tripped (or failed: closed); details carry the `TurnResult` with `guardrail`. */
   GuardrailTripped: 'GuardrailTripped',
   /** A turn ended `failed` because the model refused or the provider filtered its answer (`content_filter`). */
@@ -93,6 +101,7 @@ const TURN_FAILURES: ReadonlySet<string> = new Set([
   FailureType.TurnFailed,
   FailureType.InvalidOutput,
   FailureType.ModelTruncated,
+  FailureType.ContextExhausted,
   FailureType.ModelRefused,
   FailureType.GuardrailTripped,
 ]);

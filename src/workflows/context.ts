@@ -4,12 +4,18 @@
  * turns and steps are dropped — or, with `summarize`, the earlier turns are replaced by a summary the
  * model writes (an activity; if it fails or is empty, they are dropped). Each trim is `CONTEXT_TRIMMED`;
  * what a session must drop of its own conversation comes back in the turn's result.
+ *
+ * Since `context-low-water`: the answer has its room (`maxTokens`, or a quarter of the window when it is
+ * unset), a trim drops to {@link LOW_WATER} of the budget (so the prompt's beginning stays the same for
+ * several turns and the server reuses its cached prefix; one summary per trim), and the estimate never
+ * falls below the count by characters' classes. Since `context-refused-retry`: a prompt the server
+ * refuses as too long is trimmed to the server's own count and asked once more.
  */
 import { isCancellation, patched } from '@temporalio/workflow';
 import {
-  estimateTokens,
   planTrim,
   promptChars,
+  promptTokens,
   summaryMessage,
   usableCalibration,
   type Calibration,
@@ -18,8 +24,23 @@ import type { TurnResult } from '../core/schemas';
 import type { AgentSpec, ContextWindowSpec } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { TurnConversation } from './conversation';
-import { PATCH_CALIBRATION_BOUNDS, PATCH_CONTEXT_WINDOW } from './patches';
+import type { ModelStep } from './model-call';
+import { TurnFailure } from './model-call';
+import {
+  PATCH_CALIBRATION_BOUNDS,
+  PATCH_CONTEXT_LOW_WATER,
+  PATCH_CONTEXT_REFUSED_RETRY,
+  PATCH_CONTEXT_WINDOW,
+} from './patches';
 import type { TurnRecorder } from './recorder';
+
+/** A trim drops the prompt to this share of its budget. */
+export const LOW_WATER = 0.6;
+
+/** The tokens kept for the answer: `maxTokens`, or a quarter of the window when it is unset; at most half. */
+export function answerReserve(maxTokens: number | undefined, window: ContextWindowSpec): number {
+  return Math.min(maxTokens ?? Math.floor(window.tokens / 4), Math.floor(window.tokens / 2));
+}
 
 /** What a continued run of the turn needs to go on counting. Plain JSON. */
 export interface ContextCarry {
@@ -60,15 +81,25 @@ export class ContextWindow {
     this.pendingChars = promptChars(this.conversation.all(), agent.tools);
   }
 
-  private async trim(agent: AgentSpec, window: ContextWindowSpec, strategy: ContextWindowSpec['strategy']) {
+  private async trim(
+    agent: AgentSpec,
+    window: ContextWindowSpec,
+    strategy: ContextWindowSpec['strategy'],
+    refused?: { promptTokens?: number },
+  ) {
     const { conversation } = this;
-    const reserve = Math.min(agent.modelSettings?.maxTokens ?? 0, Math.floor(window.tokens / 2));
+    const lowWater = patched(PATCH_CONTEXT_LOW_WATER);
+    const maxTokens = agent.modelSettings?.maxTokens;
+    const reserve = lowWater
+      ? answerReserve(maxTokens, window)
+      : Math.min(maxTokens ?? 0, Math.floor(window.tokens / 2));
     // Room for the summary that replaces what is dropped.
     const room = strategy === 'summarize' ? summaryTokens(window) : 0;
-    const start = conversation.firstAfterInstructions();
+    const budget = window.tokens - reserve - room;
     const plan = planTrim(conversation.all(), agent.tools, {
-      budget: window.tokens - reserve - room,
-      start,
+      budget,
+      ...(lowWater && { target: Math.floor(budget * LOW_WATER), byClass: true }),
+      start: conversation.firstAfterInstructions(),
       history: conversation.historyLength(),
       ...(this.calibration && { calibration: this.calibration }),
     });
@@ -91,15 +122,42 @@ export class ContextWindow {
         this.dropped += plan.history - ownSummary;
         this.summary = summarised?.summary;
       }
-      const after = promptChars(conversation.all(), agent.tools);
       this.recorder.record({
         type: 'CONTEXT_TRIMMED',
         strategy: summarised ? 'summarize' : 'trim',
         dropped: plan.history + plan.steps,
         tokensBefore: plan.tokensBefore,
-        tokensAfter: estimateTokens(after, this.calibration),
+        tokensAfter: promptTokens(conversation.all(), agent.tools, this.calibration, lowWater),
         ...(summarised && { summary: summarised.summary, usage: summarised.usage }),
+        ...(refused && {
+          refused: { ...(refused.promptTokens !== undefined && { promptTokens: refused.promptTokens }) },
+        }),
       });
+    }
+  }
+
+  /**
+   * A model call (`run`); when the server refuses its prompt as too long, the server's count calibrates
+   * the estimate, the prompt is trimmed (to the low-water mark) and the call is asked once more. A
+   * second refusal fails the turn (`ContextExhausted`).
+   */
+  async call(agent: AgentSpec, window: ContextWindowSpec, run: () => Promise<ModelStep>): Promise<ModelStep> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof TurnFailure) || !err.refused || !patched(PATCH_CONTEXT_REFUSED_RETRY)) throw err;
+      const { promptTokens: counted, contextTokens } = err.refused;
+      const chars = this.pendingChars;
+      const estimate = promptTokens(this.conversation.all(), agent.tools, this.calibration, true);
+      // The server's count of this very prompt (or, when it gave none, more than the window holds).
+      const tokens = counted ?? Math.max(estimate, window.tokens) + 1;
+      this.calibration = usableCalibration({ tokens, chars }) ?? this.calibration;
+      const tokensOfServer = contextTokens !== undefined ? Math.min(contextTokens, window.tokens) : window.tokens;
+      await this.trim(agent, { ...window, tokens: tokensOfServer }, 'trim', {
+        ...(counted !== undefined && { promptTokens: counted }),
+      });
+      this.pendingChars = promptChars(this.conversation.all(), agent.tools);
+      return run();
     }
   }
 

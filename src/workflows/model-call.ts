@@ -12,7 +12,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { acts, modelCallOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
-import { PATCH_FINISH_REASONS } from './patches';
+import { PATCH_CONTEXT_EXHAUSTED, PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
 import { displayArgs } from './tool-args';
 
@@ -22,9 +22,35 @@ export class TurnFailure extends Error {
   constructor(
     message: string,
     readonly type: string = FailureType.TurnFailed,
+    /** The server refused the prompt as too long, with its counts when it gave them (the context window retries once). */
+    readonly refused?: { promptTokens?: number; contextTokens?: number },
   ) {
     super(message);
   }
+}
+
+/** The server's refusal of a prompt as too long (`ModelContextExceeded`), as a turn failure; else undefined. */
+function refusedPrompt(err: unknown, call: number): TurnFailure | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.ModelContextExceeded) return undefined;
+  if (!patched(PATCH_CONTEXT_EXHAUSTED)) return undefined;
+  const d = (cause.details?.[0] ?? {}) as { promptTokens?: unknown; contextTokens?: unknown };
+  const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined);
+  const promptTokens = n(d.promptTokens);
+  const contextTokens = n(d.contextTokens);
+  const counts =
+    promptTokens !== undefined
+      ? ` (a prompt of ${promptTokens} tokens${contextTokens !== undefined ? `, a context of ${contextTokens}` : ''})`
+      : '';
+  return new TurnFailure(
+    `model call ${call}: the model server refused the prompt as longer than its context${counts} (${cause.message}); ` +
+      `give the agent a contextWindow no larger than the server's context (per request slot), or send less`,
+    FailureType.ContextExhausted,
+    {
+      ...(promptTokens !== undefined && { promptTokens }),
+      ...(contextTokens !== undefined && { contextTokens }),
+    },
+  );
 }
 
 /** What a model call needs from its turn. */
@@ -58,7 +84,9 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
       (response) => takeResponse(turn, call, response),
       (err: unknown) => {
         if (isCancellation(err)) throw err;
-        throw new TurnFailure(`model call ${call} failed: ${describeModelFailure(err, retry)}`);
+        throw (
+          refusedPrompt(err, call) ?? new TurnFailure(`model call ${call} failed: ${describeModelFailure(err, retry)}`)
+        );
       },
     );
 }
@@ -124,6 +152,8 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
   const { finishReason, refusal, message } = response;
   const said = !!message.content || (message.tool_calls?.length ?? 0) > 0;
   if (finishReason === 'length' && agent.onTruncated !== 'accept' && patched(PATCH_FINISH_REASONS)) {
+    const exhausted = contextExhausted(agent, call, response);
+    if (exhausted) throw exhausted;
     throw new TurnFailure(
       `model call ${call} was cut at the token limit (finish_reason length, ${response.usage.outputTokens} output tokens): ` +
         `raise modelSettings.maxTokens, or set onTruncated: 'accept' to keep cut answers`,
@@ -137,6 +167,30 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
         : 'the provider filtered the answer (finish_reason content_filter)';
     throw new TurnFailure(`model call ${call}: ${why}`, FailureType.ModelRefused);
   }
+}
+
+/**
+ * An answer cut before `maxTokens` (or, with a context window, with none set): the prompt and the answer
+ * filled the model's context, and a larger `maxTokens` cannot help. Undefined for an answer cut at
+ * `maxTokens` (or at a limit Tiller cannot tell: no `maxTokens`, no window).
+ */
+function contextExhausted(agent: AgentSpec, call: number, response: ModelResponse): TurnFailure | undefined {
+  const { inputTokens, outputTokens } = response.usage;
+  const max = agent.modelSettings?.maxTokens;
+  const window = agent.contextWindow;
+  // Cut at maxTokens; or, with neither maxTokens nor a window, at a limit Tiller cannot tell.
+  if (max !== undefined ? outputTokens >= max : !window) return undefined;
+  if (!patched(PATCH_CONTEXT_EXHAUSTED)) return undefined;
+  const unset = max === undefined;
+  const advice = window
+    ? `lower contextWindow.tokens (${window.tokens}) to the model's context (per request slot)` +
+      (unset ? `, or set modelSettings.maxTokens to the room an answer needs (unset, it keeps a quarter)` : '')
+    : `give the agent a contextWindow (the model's context, per request slot) so earlier turns are trimmed`;
+  return new TurnFailure(
+    `model call ${call} ran out of context: a prompt of ${inputTokens} tokens and an answer cut at ` +
+      `${outputTokens}${unset ? '' : ` (short of maxTokens ${max})`} filled it; ${advice}`,
+    FailureType.ContextExhausted,
+  );
 }
 
 /** Fails the turn when the model still asks for tools past its token budget or its model calls. */

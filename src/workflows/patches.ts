@@ -93,3 +93,23 @@ export const PATCH_DECIDE_BEFORE_WAIT = 'decide-before-wait';
  * Only a header-less decision on such a worker reaches the patch.
  */
 export const PATCH_APPROVER_HEADER_REQUIRED = 'approver-header-required';
+
+/**
+ * Issue 35: the context window keeps room for the answer when `maxTokens` is unset, a trim drops to a
+ * low-water mark (`LOW_WATER` of the budget) rather than just under it, and the estimate is never below
+ * the count by characters' classes. Only turns of agents with a `contextWindow` reach it.
+ */
+export const PATCH_CONTEXT_LOW_WATER = 'context-low-water';
+
+/**
+ * Issue 35: a prompt the model server refuses as too long (`ModelContextExceeded`) is trimmed to the
+ * server's count and asked once more (a `CONTEXT_TRIMMED` with `refused`). Only such a refusal reaches it.
+ */
+export const PATCH_CONTEXT_REFUSED_RETRY = 'context-refused-retry';
+
+/**
+ * Issue 35: a turn whose model ran out of context — the server refused the prompt, or the answer was cut
+ * short of `maxTokens` — fails as `ContextExhausted`, with the prompt's and the answer's counts and
+ * advice that fits; before it, `ModelTruncated` (advising a larger `maxTokens`) or `TurnFailed`.
+ */
+export const PATCH_CONTEXT_EXHAUSTED = 'context-exhausted';

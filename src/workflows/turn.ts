@@ -116,8 +116,10 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
-        if (agent.contextWindow) await context.fit(agent, agent.contextWindow);
-        step = await guards.beside(callModel({ agent, recorder, conversation, ids }, call));
+        const ask = () => callModel({ agent, recorder, conversation, ids }, call);
+        const room = agent.contextWindow;
+        if (room) await context.fit(agent, room);
+        step = await guards.beside(room ? context.call(agent, room, ask) : ask());
         if (agent.contextWindow) context.observed();
         if (step.calls.length === 0) {
           const plain = !agent.output && !agent.answerGate && !agent.hooks.approveAnswer;

@@ -78,10 +78,16 @@ test('1,000 turns on a 4,000-token context complete, each prompt within it (trim
     expect(state.turns.length).toBeLessThanOrEqual(200);
     expect(state.usage.modelCalls).toBe(1_000);
     expect(state.conversationLength).toBeLessThan(80);
-    const last = await h.tiller.state(`${sessionId}-turn-1000`);
-    const trimmed = last.events.find((e) => e.type === 'CONTEXT_TRIMMED');
+    // A trim drops to the low-water mark: not every turn trims, but one of the last ten did.
+    const lastTen = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => h.tiller.state(`${sessionId}-turn-${991 + i}`)),
+    );
+    const trimmedAt = lastTen.findIndex((s) => s.events.some((e) => e.type === 'CONTEXT_TRIMMED'));
+    expect(trimmedAt).toBeGreaterThanOrEqual(0);
+    const trimmed = lastTen[trimmedAt]!.events.find((e) => e.type === 'CONTEXT_TRIMMED');
     expect(trimmed).toMatchObject({ strategy: 'trim' });
-    await recordFixture(h.client, `${sessionId}-turn-1000`, 'context-trimmed');
+    expect(lastTen.filter((s) => s.events.some((e) => e.type === 'CONTEXT_TRIMMED')).length).toBeLessThan(10);
+    await recordFixture(h.client, `${sessionId}-turn-${991 + trimmedAt}`, 'context-trimmed');
   });
   const biggest = Math.max(...h.model.requests.map((r) => countPromptTokens(r.body)));
   expect(biggest).toBeLessThanOrEqual(LIMIT);

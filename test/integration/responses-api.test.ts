@@ -136,8 +136,8 @@ test('the same script on Chat Completions and on the Responses API (streamed and
   expect(third).toMatchObject({ instructions: 'You ping and zap.', store: false });
   expect(third.previous_response_id).toBeUndefined();
   expect(third.input).toEqual([
-    { role: 'user', content: 'ping then zap x' },
-    { role: 'assistant', content: 'Pinging first.' },
+    { type: 'message', role: 'user', content: 'ping then zap x' },
+    { type: 'message', role: 'assistant', content: 'Pinging first.' },
     { type: 'function_call', call_id: 'p1', name: 'ping', arguments: '{}' },
     { type: 'function_call_output', call_id: 'p1', output: 'pong' },
     { type: 'function_call', call_id: 'z1', name: 'zap', arguments: '{"target":"x"}' },
@@ -196,7 +196,7 @@ test('reasoning items are carried to the next call with their encrypted_content,
   const [first, second] = h.model.requests.map((r) => r.body);
   expect(first.include).toEqual(['reasoning.encrypted_content']);
   expect(second.input).toEqual([
-    { role: 'user', content: 'ping' },
+    { type: 'message', role: 'user', content: 'ping' },
     {
       id: expect.stringMatching(/^rs_/),
       type: 'reasoning',

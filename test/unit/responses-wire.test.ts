@@ -394,9 +394,9 @@ const turn: ChatMessage[] = [
   { role: 'tool', tool_call_id: 'c2', content: 'Deleted notes.txt' },
 ];
 const fullInput = (withStored: boolean) => [
-  { role: 'user', content: 'Read then delete notes.txt' },
+  { type: 'message', role: 'user', content: 'Read then delete notes.txt' },
   rs1,
-  { role: 'assistant', content: 'Let me read it.' },
+  { type: 'message', role: 'assistant', content: 'Let me read it.' },
   { type: 'function_call', call_id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' },
   { type: 'function_call_output', call_id: 'c1', output: 'buy milk' },
   ...(withStored ? [rs2Stored] : []),
@@ -444,7 +444,7 @@ describe('the request', () => {
     expect(params.include).toBeUndefined();
     // The first call of a turn has nothing to continue from.
     expect(responsesParams(prompt(), true)).toMatchObject({
-      input: [{ role: 'user', content: 'Read notes.txt' }],
+      input: [{ type: 'message', role: 'user', content: 'Read notes.txt' }],
       store: true,
     });
     expect(responsesParams(prompt(), true).previous_response_id).toBeUndefined();

@@ -20,6 +20,7 @@ import type {
 import { ConversationCache } from '../conversation-cache';
 import { assistantMessage, estimateUsage, finishReasonOf, reasoningOf, refusalOf, type RawAnswer } from './answer';
 import { streamedChat, unaryChat } from './chat';
+import { contextExceeded } from './context-exceeded';
 import { redactedFailure } from './errors';
 import { liveHeartbeat } from './heartbeat';
 import { askRepeating } from './repeat';
@@ -156,7 +157,7 @@ export function createModelActivities({
         };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
-        throw redactedFailure(heartbeat.failure() ?? err, secrets);
+        throw contextExceeded(err, secrets) ?? redactedFailure(heartbeat.failure() ?? err, secrets);
       } finally {
         heartbeat.stop();
       }

@@ -41,7 +41,10 @@ export function responsesFields(settings: ModelSettings | undefined): Json {
 }
 
 /**
- * The conversation as Responses input items. An assistant message becomes its reasoning items (kept from
+ * The conversation as Responses input items, each typed as the API reference types it (`EasyInputMessage`
+ * with `type: 'message'`, `function_call`, `function_call_output`, `reasoning` as returned): a server
+ * that reads items strictly (llama-server) cannot tell an untyped earlier answer from anything else.
+ * An assistant message becomes its reasoning items (kept from
  * its response, before what it said, as the API returned them), its text as an assistant message, and
  * each tool call as a `function_call` item; a tool result becomes a `function_call_output` item.
  * `withStoredReasoning` false: reasoning items without `encrypted_content` are left out — they only point
@@ -53,7 +56,7 @@ export function inputItems(messages: readonly ChatMessage[], withStoredReasoning
     switch (m.role) {
       case 'system':
       case 'user':
-        items.push({ role: m.role, content: m.content });
+        items.push({ type: 'message', role: m.role, content: m.content });
         break;
       case 'tool':
         items.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
@@ -62,7 +65,7 @@ export function inputItems(messages: readonly ChatMessage[], withStoredReasoning
         for (const r of m.responses?.reasoning ?? []) {
           if (isObject(r) && (withStoredReasoning || typeof r.encrypted_content === 'string')) items.push(r);
         }
-        if (m.content) items.push({ role: 'assistant', content: m.content });
+        if (m.content) items.push({ type: 'message', role: 'assistant', content: m.content });
         for (const tc of m.tool_calls ?? [])
           items.push({
             type: 'function_call',

@@ -43,6 +43,12 @@ export interface ScriptedModelOptions {
    * one within it reports that count as `prompt_tokens` (unless its step sets `usage`). Default: none.
    */
   contextLimit?: number;
+  /**
+   * How a request past `contextLimit` is refused: like OpenAI (default) or like llama-server (400
+   * `{ error: { code: 400, type: 'exceed_context_size_error', message: 'the request exceeds the available
+   * context size…', n_prompt_tokens, n_ctx } }`).
+   */
+  contextRefusal?: 'openai' | 'llama';
 }
 
 /** A running scripted model server. */

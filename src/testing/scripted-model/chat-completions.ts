@@ -21,6 +21,8 @@ export interface ServerState {
   defaultUsage: ScriptUsage;
   /** See ScriptedModelOptions.contextLimit. */
   contextLimit?: number;
+  /** See ScriptedModelOptions.contextRefusal. */
+  contextRefusal?: 'openai' | 'llama';
   usageInEveryChunk: boolean;
   requests: RecordedRequest[];
   contentChunks: { at: number; text: string }[];
@@ -47,14 +49,7 @@ export async function handleCompletion(
   state.requests.push({ api: 'chat', body, stream, headers: { ...req.headers }, at: Date.now() });
   const promptTokens = state.contextLimit === undefined ? undefined : countPromptTokens(body);
   if (promptTokens !== undefined && promptTokens > state.contextLimit!) {
-    const message = `This model's maximum context length is ${state.contextLimit} tokens. However, your messages resulted in ${promptTokens} tokens.`;
-    return sendJson(
-      res,
-      400,
-      JSON.stringify({
-        error: { message, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' },
-      }),
-    );
+    return sendJson(res, 400, JSON.stringify(contextRefusal(state, promptTokens)));
   }
   const step = state.script.next(body, state.requestCount++);
 
@@ -145,6 +140,19 @@ function resolveAnswer(state: ServerState, step: NormalStep, body: JsonObject): 
     usage: fullUsage(step.usage ?? state.defaultUsage),
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
   };
+}
+
+/** The body of a refusal of a prompt of `promptTokens` past the context limit, as OpenAI or llama-server word it. */
+function contextRefusal(state: ServerState, promptTokens: number): JsonObject {
+  const limit = state.contextLimit!;
+  if (state.contextRefusal === 'llama') {
+    const message = 'the request exceeds the available context size, try increasing it';
+    return {
+      error: { code: 400, message, type: 'exceed_context_size_error', n_prompt_tokens: promptTokens, n_ctx: limit },
+    };
+  }
+  const message = `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${promptTokens} tokens.`;
+  return { error: { message, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' } };
 }
 
 /** The request's settings (everything but the conversation and the streaming fields) as JSON text. */

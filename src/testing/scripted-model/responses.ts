@@ -123,7 +123,11 @@ function conversationOf(
 function addItem(messages: ChatShapedMessage[], item: unknown): string | undefined {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return 'Invalid input item: expected an object.';
   const it = item as JsonObject;
-  const type = it.type ?? (it.role !== undefined ? 'message' : undefined);
+  // As llama-server reads them: an untyped item is a message only from the user, system or developer
+  // (the API reference lets `type` be left out of any; a strict server cannot tell an untyped answer).
+  const untypedMessage = it.role === 'user' || it.role === 'system' || it.role === 'developer';
+  const type = it.type ?? (untypedMessage ? 'message' : undefined);
+  if (type === undefined) return "Cannot determine type of 'item'";
   if (type === 'message') {
     const role = it.role === 'developer' ? 'system' : it.role;
     if (role !== 'system' && role !== 'user' && role !== 'assistant')

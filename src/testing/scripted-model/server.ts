@@ -50,6 +50,7 @@ function initialState(opts: ScriptedModelOptions): ServerState & ResponsesServer
     defaultUsage: opts.defaultUsage ?? DEFAULT_USAGE,
     usageInEveryChunk: opts.usageInEveryChunk ?? false,
     ...(opts.contextLimit !== undefined && { contextLimit: opts.contextLimit }),
+    ...(opts.contextRefusal !== undefined && { contextRefusal: opts.contextRefusal }),
     requests: [],
     contentChunks: [],
     inFlight: new Set<AbortController>(),

@@ -36,12 +36,17 @@ export function env(name: string): string {
   return value;
 }
 
-/** `baseURL`: a llama-server of the test's own (default: the run's shared one). */
-export async function createRealHarness(opts: { baseURL?: string } = {}): Promise<RealHarness> {
+/**
+ * A llama-server of the test's own instead of the run's shared one: `baseURL` (same model), or `url` and
+ * `model` (another context size).
+ */
+export async function createRealHarness(
+  opts: { baseURL?: string; url?: string; model?: string } = {},
+): Promise<RealHarness> {
   quietRuntime();
   const address = env('TILLER_TEST_TEMPORAL_ADDRESS');
-  const baseURL = opts.baseURL ?? env('TILLER_TEST_LLAMA_URL');
-  const model = env('TILLER_TEST_LLAMA_MODEL');
+  const baseURL = opts.baseURL ?? opts.url ?? env('TILLER_TEST_LLAMA_URL');
+  const model = opts.model ?? env('TILLER_TEST_LLAMA_MODEL');
   const taskQueue = `real-model-${randomUUID()}`;
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-real-'));
   const native = await NativeConnection.connect({ address });
