@@ -12,6 +12,7 @@ import { REPLAY_EXIT_CODES, replayCommand } from './replay';
 import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
+import { registerEval } from './eval';
 import { defaultApprover, packageVersion } from './paths';
 import { startCliWorker, untilSignal } from './worker';
 
@@ -201,6 +202,7 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .description("register Tiller's search attributes on the namespace")
     .action(async () => done(await setupCommand(settings())));
 
+  registerEval(cmd, settings, done);
   for (const sub of cmd.commands) {
     const text = examplesText(sub.name());
     if (text) sub.addHelpText('after', sub.name() === 'replay' ? `${text}\n${REPLAY_EXIT_CODES}` : text);
