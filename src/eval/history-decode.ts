@@ -35,6 +35,10 @@ export interface TurnHistory {
   workflowType?: string;
   startedAt?: string;
   closedAt?: string;
+  /** The first run's id (turns salt their approval digests with it). */
+  firstRunId?: string;
+  /** The patches the run's code marked (`patched(…)`), by id. */
+  patches: string[];
   status: 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued';
   /** The workflow's first argument (a `TurnInput` for a turn). */
   input: unknown;
@@ -70,6 +74,15 @@ export async function decodePayloads(
   });
 }
 
+/** A payload the SDK's core writes itself (markers), read without the codec. */
+function plain(p: Payload): unknown {
+  try {
+    return defaultPayloadConverter.fromPayload(p);
+  } catch {
+    return undefined;
+  }
+}
+
 const STATUS: [keyof Event, TurnHistory['status']][] = [
   ['workflowExecutionCompletedEventAttributes', 'completed'],
   ['workflowExecutionFailedEventAttributes', 'failed'],
@@ -89,7 +102,7 @@ export async function decodeTurnHistory(
   const events = (history.events ?? []).slice(0, HISTORY_BOUNDS.events);
   const first = async (p: { payloads?: Payload[] | null } | null | undefined) =>
     (await decodePayloads(dc, p?.payloads))[0];
-  const out: TurnHistory = { ...ids, status: 'running', input: undefined, decides: [] };
+  const out: TurnHistory = { ...ids, status: 'running', input: undefined, decides: [], patches: [] };
   const startTurnIds = new Set<string>();
   const updates = new Map<string, DecideMessage>();
   for (const e of events) {
@@ -98,6 +111,12 @@ export async function decodeTurnHistory(
       out.workflowType = started.workflowType?.name ?? undefined;
       out.startedAt = iso(e.eventTime);
       out.input = await first(started.input);
+      if (started.firstExecutionRunId) out.firstRunId = started.firstExecutionRunId;
+    }
+    const patch = e.markerRecordedEventAttributes?.details?.['patch_id']?.payloads?.[0];
+    if (patch) {
+      const id = plain(patch);
+      if (typeof id === 'string' && out.patches.length < 1000) out.patches.push(id);
     }
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === 'startTurn') startTurnIds.add(String(e.eventId));

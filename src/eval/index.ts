@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import type { ModelPrices } from './schemas';
 import { candidateSpec, type Candidate, type CandidateEndpoints } from './candidate';
 import { compareTurn } from './compare';
@@ -55,6 +56,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvalReport> {
   const turns = parsed.filter(isRecorded);
   const skipped = parsed.filter((t) => !isRecorded(t)) as EvalReport['skipped'];
   const signal = opts.signal ?? new AbortController().signal;
+  setMaxListeners(0, signal); // one listener per model call in flight, from every lane
   const one = async (turn: RecordedTurn): Promise<TurnEvaluation> => {
     const spec = candidateSpec(turn.spec, opts.candidate);
     const run = await rerunTurn(turn, spec, opts.model, { stub: opts.stub ?? DEFAULT_STUB, signal });
