@@ -88,7 +88,8 @@ const EVAL_HELP = [
 export function candidateOf(o: EvalCommandOptions): Candidate {
   let instructions = o.instructions;
   if (o.instructionsFile !== undefined) instructions = fs.readFileSync(o.instructionsFile, 'utf8');
-  if (o.api !== undefined && o.api !== 'chat' && o.api !== 'responses') throw new CliError('--api is chat or responses');
+  if (o.api !== undefined && o.api !== 'chat' && o.api !== 'responses')
+    throw new CliError('--api is chat or responses');
   const descriptions = Object.fromEntries(
     o.describe.map((d) => {
       const at = d.indexOf('=');

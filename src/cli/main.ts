@@ -13,6 +13,7 @@ import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
 import { registerEval } from './eval';
+import { registerAudit } from './audit';
 import { defaultApprover, packageVersion } from './paths';
 import { startCliWorker, untilSignal } from './worker';
 
@@ -203,6 +204,7 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .action(async () => done(await setupCommand(settings())));
 
   registerEval(cmd, settings, done);
+  registerAudit(cmd, settings, done);
   for (const sub of cmd.commands) {
     const text = examplesText(sub.name());
     if (text) sub.addHelpText('after', sub.name() === 'replay' ? `${text}\n${REPLAY_EXIT_CODES}` : text);

@@ -32,8 +32,7 @@ export interface CandidateEndpoints {
 
 /** The candidate's spec for a recorded turn's. Pure. */
 export function candidateSpec(recorded: AgentSpec, c: Candidate): AgentSpec {
-  const instructions =
-    typeof c.instructions === 'function' ? c.instructions(recorded.instructions) : c.instructions;
+  const instructions = typeof c.instructions === 'function' ? c.instructions(recorded.instructions) : c.instructions;
   const spec: AgentSpec = {
     ...recorded,
     ...(instructions !== undefined && { instructions }),

@@ -39,7 +39,9 @@ export function compareTurn(
   }
   const sameSequence =
     recorded.length === run.calls.length &&
-    recorded.every((r, i) => r.name === run.calls[i]!.name && canonicalJson(r.args) === canonicalJson(run.calls[i]!.args));
+    recorded.every(
+      (r, i) => r.name === run.calls[i]!.name && canonicalJson(r.args) === canonicalJson(run.calls[i]!.args),
+    );
   const divergentCalls = run.calls.filter((c) => c.recordedId === undefined).map((c) => c.name);
   const matchedIds = new Set(run.calls.map((c) => c.recordedId).filter((id) => id !== undefined));
   const skipped = recorded.filter(

@@ -83,6 +83,17 @@ function plain(p: Payload): unknown {
   }
 }
 
+/** The patch id a marker's details carry: a string, or an object's `id` / `patch_id` (as SDK cores write it). */
+function patchIdOf(values: unknown[]): string | undefined {
+  for (const v of values) {
+    if (typeof v === 'string') return v;
+    const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+    const id = o.id ?? o.patch_id ?? o.patchId;
+    if (typeof id === 'string') return id;
+  }
+  return undefined;
+}
+
 const STATUS: [keyof Event, TurnHistory['status']][] = [
   ['workflowExecutionCompletedEventAttributes', 'completed'],
   ['workflowExecutionFailedEventAttributes', 'failed'],
@@ -113,10 +124,10 @@ export async function decodeTurnHistory(
       out.input = await first(started.input);
       if (started.firstExecutionRunId) out.firstRunId = started.firstExecutionRunId;
     }
-    const patch = e.markerRecordedEventAttributes?.details?.['patch_id']?.payloads?.[0];
-    if (patch) {
-      const id = plain(patch);
-      if (typeof id === 'string' && out.patches.length < 1000) out.patches.push(id);
+    const marker = e.markerRecordedEventAttributes;
+    if (marker && /patch/i.test(marker.markerName ?? '') && out.patches.length < 1000) {
+      const id = patchIdOf(Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map(plain)));
+      if (id !== undefined) out.patches.push(id);
     }
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === 'startTurn') startTurnIds.add(String(e.eventId));

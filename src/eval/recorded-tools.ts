@@ -8,8 +8,7 @@ import type { ToolCallRecord } from '../core/schemas';
 
 /** How the candidate's call was answered. */
 export type ToolAnswer =
-  | { kind: 'recorded'; recorded: ToolCallRecord; content: string }
-  | { kind: 'divergent'; content: string };
+  { kind: 'recorded'; recorded: ToolCallRecord; content: string } | { kind: 'divergent'; content: string };
 
 /** What a call the recording did not make is answered with: default a fixed sentence. */
 export type ToolStub = (call: { name: string; args: unknown }) => string;

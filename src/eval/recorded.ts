@@ -13,7 +13,9 @@ const RecordedSpec = z.looseObject({
   name: z.string(),
   instructions: z.string(),
   model: z.string(),
-  tools: z.array(z.looseObject({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
+  tools: z.array(
+    z.looseObject({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }),
+  ),
   gates: z.record(z.string(), z.looseObject({})),
 });
 const Started = z.looseObject({ spec: RecordedSpec });

@@ -37,7 +37,9 @@ export function thresholdFailures(t: EvalReport['totals'], th: EvalThresholds = 
   const frac = (n: number) => (t.turns ? n / t.turns : 0);
   const check = (limit: number | undefined, value: number, what: string, asFraction: boolean) => {
     if (limit !== undefined && value > limit)
-      out.push(`${what}: ${asFraction ? `${(value * 100).toFixed(1)}%` : value} > ${asFraction ? `${limit * 100}%` : limit}`);
+      out.push(
+        `${what}: ${asFraction ? `${(value * 100).toFixed(1)}%` : value} > ${asFraction ? `${limit * 100}%` : limit}`,
+      );
   };
   check(th.maxDivergent, frac(t.divergent), 'divergent turns', true);
   check(th.maxToolCallsDifferent, frac(t.toolCallsDifferent), 'turns with other tool calls', true);

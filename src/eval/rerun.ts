@@ -89,7 +89,11 @@ export async function rerunTurn(
         ...(matched && { recordedId: matched.id }),
         ...(asked && { asked }),
       });
-      messages.push({ role: 'tool', tool_call_id: c.id, content: tools.answer(c.function.name, args, matched).content });
+      messages.push({
+        role: 'tool',
+        tool_call_id: c.id,
+        content: tools.answer(c.function.name, args, matched).content,
+      });
     }
   }
   run.error = `no answer after ${spec.maxModelCalls} model calls`;

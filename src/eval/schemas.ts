@@ -45,7 +45,12 @@ export const TurnEvaluation = z.object({
   answer: z.enum(['exact', 'different']),
   /** The judge's verdict, when a judge ran. */
   judge: z.object({ same: z.boolean(), note: z.string().optional() }).optional(),
-  recorded: z.object({ output: z.string(), usage: Tokens, costUsd: z.number().optional(), latencyMs: z.number().optional() }),
+  recorded: z.object({
+    output: z.string(),
+    usage: Tokens,
+    costUsd: z.number().optional(),
+    latencyMs: z.number().optional(),
+  }),
   candidate: z.object({
     output: z.string(),
     usage: Tokens,
