@@ -58,22 +58,32 @@ function csvRecords(text: string): string[][] {
   let record: string[] = [];
   let cell = '';
   let quoted = false;
+  const endRecord = () => {
+    record.push(cell);
+    out.push(record);
+    if (out.length > READ_BOUNDS.rows) throw new Error(`more than ${READ_BOUNDS.rows} rows`);
+    record = [];
+    cell = '';
+  };
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') ((cell += '"'), i++);
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') (record.push(cell), (cell = ''));
-    else if (ch === '\n') {
+    if (quoted && ch === '"' && text[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (ch === '"') {
+      quoted = !quoted;
+    } else if (quoted) {
+      cell += ch;
+    } else if (ch === ',') {
       record.push(cell);
-      out.push(record);
-      if (out.length > READ_BOUNDS.rows) throw new Error(`more than ${READ_BOUNDS.rows} rows`);
-      ((record = []), (cell = ''));
-    } else if (ch !== '\r') cell += ch;
+      cell = '';
+    } else if (ch === '\n') {
+      endRecord();
+    } else if (ch !== '\r') {
+      cell += ch;
+    }
   }
-  if (cell || record.length) (record.push(cell), out.push(record));
+  if (cell || record.length) endRecord();
   return out;
 }
 

@@ -36,7 +36,7 @@ export function parseHistoryFile(text: string, file: string): FileHistory {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${file}: not JSON (${(err as Error).message.slice(0, 120)})`);
+    throw new Error(`${file}: not JSON (${(err as Error).message.slice(0, 120)})`, { cause: err });
   }
   const parsed = HistoryFile.safeParse(json);
   if (!parsed.success) throw new Error(`${file}: not an exported history (${parsed.error.issues[0]?.message})`);
