@@ -3,7 +3,8 @@
  * (each reads its order's file), evaluated under V2 (every fifth order answers without reading). The
  * wire tap steers which step calls `read_file` (support/wire-tap.ts: SmolLM2-135M never calls a tool on
  * its own), by the request's instructions, so the candidate's model is the real one, asked the real
- * questions. Exactly the fifth orders diverge; the files are deleted before the evaluation, and the
+ * questions. Exactly the fifth orders stop calling the tool (other turns may differ in the arguments the
+ * model writes, and must say so); the files are deleted before the evaluation, and the
  * candidate's model still reads each recorded content: no tool ran.
  */
 import fs from 'node:fs';
@@ -60,7 +61,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-test('the real model under V2: exactly the fifth orders diverge, and no tool runs', async () => {
+test('the real model under V2: exactly the fifth orders stop calling the tool, and no tool runs', async () => {
   const report = await evaluate({
     client: h.tiller.temporal,
     turns: { turnIds },
