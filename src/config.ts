@@ -50,16 +50,20 @@ export function modelApiFromEnv(env: NodeJS.ProcessEnv = process.env): ModelApi 
   throw new Error(`TILLER_MODEL_API must be chat or responses (not ${JSON.stringify(api.slice(0, 40))})`);
 }
 
-/** A Temporal `Client` for those settings, with the payload codec from `TILLER_ENCRYPTION_KEYS`. */
-export async function connectClient(settings = temporalSettings()): Promise<Client> {
+/**
+ * A Temporal `Client` for those settings, with the payload codec from `TILLER_ENCRYPTION_KEYS`; `identity`
+ * names the client in the history of what it sends (the audit reads its channel there: src/audit/channel.ts).
+ */
+export async function connectClient(settings = temporalSettings(), identity?: string): Promise<Client> {
   const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' });
   const dataConverter = dataConverterFromEnv();
   // With a token of the secured cluster, a decision names the token's subject (src/client/caller.ts).
-  const identity = tokenIdentity(settings.connectionOptions.apiKey);
+  const token = tokenIdentity(settings.connectionOptions.apiKey);
   return new Client({
     connection,
     namespace: settings.namespace,
+    ...(identity !== undefined && { identity }),
     ...(dataConverter && { dataConverter }),
-    ...(identity && { interceptors: { workflow: [decideHeadersInterceptor(identity)] } }),
+    ...(token && { interceptors: { workflow: [decideHeadersInterceptor(token)] } }),
   });
 }

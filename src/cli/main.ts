@@ -14,6 +14,8 @@ import { serveCommand, type ServeOptions } from './serve';
 import { sendCommand, sessionCommand } from './session';
 import { EXIT, explain } from './errors';
 import { addTemporalCommand } from './passthrough';
+import { registerEval } from './eval';
+import { registerAudit } from './audit';
 import { defaultApprover, packageVersion } from './paths';
 import { startCliWorker, untilSignal } from './worker';
 
@@ -221,6 +223,8 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .description("register Tiller's search attributes on the namespace")
     .action(async () => done(await setupCommand(settings())));
 
+  registerEval(cmd, settings, done);
+  registerAudit(cmd, settings, done);
   for (const sub of cmd.commands) {
     const text = examplesText(sub.name());
     if (text) sub.addHelpText('after', sub.name() === 'replay' ? `${text}\n${REPLAY_EXIT_CODES}` : text);

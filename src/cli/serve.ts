@@ -3,8 +3,10 @@
  * limits come from the environment (see src/gateway/env.ts); `--hash-token` reads a token on stdin and
  * prints the SHA-256 to put in TILLER_GATEWAY_TOKENS.
  */
+import os from 'node:os';
+import { channelIdentity } from '../audit/channel';
 import { TillerClient } from '../client';
-import type { TemporalSettings } from '../config';
+import { connectClient, type TemporalSettings } from '../config';
 import { AesGcmCodec, keysFromEnv } from '../codec/encryption';
 import { buildGateway, hashToken } from '../gateway';
 import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';
@@ -47,7 +49,8 @@ export async function serveCommand(settings: TemporalSettings, opts: ServeOption
   }
   let tiller: TillerClient;
   try {
-    tiller = await TillerClient.connect(settings);
+    const identity = channelIdentity('gateway', `${process.pid}@${os.hostname()}`);
+    tiller = new TillerClient(await connectClient(settings, identity), settings.taskQueue);
   } catch (err) {
     throw unreachable(settings.address, err);
   }

@@ -1,5 +1,7 @@
 /** Connecting to Temporal, and the cheap checks that turn a 30 s query timeout into a clear message. */
+import os from 'node:os';
 import { Connection, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { channelIdentity } from '../audit/channel';
 import { TillerClient } from '../client';
 import { hasWorker as hasWorkerOn, turnVisibility } from '../client/workers';
 import { connectClient, type TemporalSettings } from '../config';
@@ -7,7 +9,8 @@ import { CliError, EXIT, noWorkerMessage, unreachable } from './errors';
 
 export async function connectTiller(settings: TemporalSettings): Promise<TillerClient> {
   try {
-    return new TillerClient(await connectClient(settings), settings.taskQueue);
+    const identity = channelIdentity('cli', `${process.pid}@${os.hostname()}`);
+    return new TillerClient(await connectClient(settings, identity), settings.taskQueue);
   } catch (err) {
     throw unreachable(settings.address, err);
   }

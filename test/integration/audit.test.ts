@@ -1,0 +1,164 @@
+/**
+ * `tiller audit`: turns whose gated call is approved from the tiller CLI, denied from the SDK after a
+ * refused signal from the stock `temporal` CLI, approved with edited arguments through the HTTP gateway,
+ * and left to expire. The export lists each decision with its channel, its count equals the turns' own
+ * (decided or expired calls, and DECISION_REJECTED events), `audit verify` passes on JSON Lines and CSV,
+ * and catches a changed row.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { AuditRow, parseExport } from '../../src/audit';
+import { defineAgent } from '../../src/agents/define';
+import { buildGateway, hashToken } from '../../src/gateway';
+import type { TurnState } from '../../src/core/state';
+import { runTiller } from '../support/clients';
+import { stamperScript, stampTool, V1 } from '../support/eval-agent';
+import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
+
+jest.setTimeout(240_000);
+
+const exec = promisify(execFile);
+const CAROL = 'carol-token';
+const guarded = defineAgent({
+  name: 'guarded',
+  instructions: V1,
+  tools: ['stamp'],
+  approvals: { stamp: { approvers: ['alice', 'bob', 'carol'] } },
+});
+const hasty = defineAgent({
+  name: 'hasty',
+  instructions: V1,
+  tools: ['stamp'],
+  approvals: { stamp: { timeout: '2s' } },
+});
+
+let h: Harness;
+let app: FastifyInstance;
+let base: string;
+let dir: string;
+const states: TurnState[] = [];
+const turns: Record<'cli' | 'sdk' | 'gateway' | 'expired', string> = { cli: '', sdk: '', gateway: '', expired: '' };
+
+async function paused(turnId: string): Promise<string> {
+  const state = await waitForState(h.tiller, turnId, awaitingApproval, 60_000);
+  return state.pendingApprovals[0]!.id;
+}
+
+beforeAll(async () => {
+  h = await createHarness({ script: stamperScript });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiller-audit-'));
+  app = await buildGateway({
+    tiller: h.tiller,
+    identities: { tokens: [{ name: 'carol', sha256: hashToken(CAROL), scopes: ['read', 'decide', 'args'] }] },
+    rateLimit: { max: 10_000, timeWindowMs: 60_000 },
+  });
+  base = await app.listen({ host: '127.0.0.1', port: 0 });
+  await h.withWorker(
+    async () => {
+      const start = async (agent: string, n: number) =>
+        (await h.tiller.startTurn({ agent, input: `Please check order ${n}.` })).workflowId;
+      turns.cli = await start('guarded', 1);
+      turns.sdk = await start('guarded', 2);
+      turns.gateway = await start('guarded', 3);
+      turns.expired = await start('hasty', 4);
+
+      const cliCall = await paused(turns.cli);
+      expect((await runTiller(h, ['approve', turns.cli, cliCall, '--as', 'alice'])).code).toBe(0);
+
+      const sdkCall = await paused(turns.sdk);
+      const signal = JSON.stringify({ id: sdkCall, approved: true, approver: 'mallory' });
+      const cli = process.env.TILLER_TEST_TEMPORAL_CLI!;
+      await exec(cli, [
+        'workflow',
+        'signal',
+        '--address',
+        h.address,
+        '-w',
+        turns.sdk,
+        '--name',
+        'decide',
+        '--input',
+        signal,
+      ]);
+      await waitForState(h.tiller, turns.sdk, (s) => s.events.some((e) => e.type === 'DECISION_REJECTED'), 60_000);
+      await h.tiller.deny(turns.sdk, sdkCall, { reason: 'not today', approver: 'bob' });
+
+      const gwCall = await paused(turns.gateway);
+      const res = await fetch(`${base}/turns/${turns.gateway}/decisions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CAROL}`, 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+        body: JSON.stringify({ id: gwCall, approved: true, args: { order: 33 }, reason: 'order 33 is meant' }),
+      });
+      expect(res.status).toBe(200);
+
+      for (const id of Object.values(turns)) {
+        await h.tiller.result(id);
+        states.push(await h.tiller.state(id));
+      }
+    },
+    { agents: [guarded, hasty], tools: [stampTool(path.join(dir, 'marks.txt'))] },
+  );
+});
+
+afterAll(async () => {
+  await app?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  await h?.close();
+});
+
+test('the export lists every decision with its channel, as many as the turns count, and verifies', async () => {
+  const file = path.join(dir, 'audit.jsonl');
+  const ids = Object.values(turns);
+  expect((await runTiller(h, ['audit', ...ids, '--out', file])).code).toBe(0);
+  const rows = parseExport(fs.readFileSync(file, 'utf8'));
+  const of = (turn: string) => rows.filter((r) => r.turnId === turn).map((r) => [r.outcome, r.channel, r.approver]);
+  expect(of(turns.cli)).toEqual([['approved', 'cli', 'alice']]);
+  expect(of(turns.sdk)).toEqual([
+    ['refused', 'temporal-cli', 'mallory'],
+    ['denied', 'sdk', 'bob'],
+  ]);
+  expect(of(turns.gateway)).toEqual([['edited', 'gateway', 'carol']]);
+  expect(of(turns.expired)).toEqual([['expired', 'timeout', undefined]]);
+  const denied = rows.find((r) => r.outcome === 'denied')!;
+  expect(denied).toMatchObject({ tool: 'stamp', reason: 'not today', via: 'update' });
+  expect(denied.argsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  expect(denied.args).toBeUndefined();
+
+  // As many rows as the turns' own state counts: decided or expired calls, and refused attempts.
+  let own = 0;
+  for (const s of states) {
+    own += s.toolCalls.filter((c) => c.decision || c.status === 'timed_out').length;
+    own += s.events.filter((e) => e.type === 'DECISION_REJECTED').length;
+  }
+  expect(rows).toHaveLength(own);
+  // The digest is the one the approver was shown.
+  const sdkState = states.find((s) => s.turnId === turns.sdk)!;
+  const requested = sdkState.events.find((e) => e.type === 'APPROVAL_REQUESTED');
+  expect(requested && 'argsDigest' in requested && requested.argsDigest).toBe(denied.argsDigest);
+
+  const verify = await runTiller(h, ['audit', 'verify', file]);
+  expect(verify).toMatchObject({ code: 0, stdout: expect.stringContaining(`ok: ${own} rows`) });
+});
+
+test('verify catches a changed row, in JSON Lines and in CSV', async () => {
+  const ids = Object.values(turns);
+  for (const format of ['jsonl', 'csv']) {
+    const file = path.join(dir, `audit.${format}`);
+    expect((await runTiller(h, ['audit', ...ids, '--format', format, '--args', '--out', file])).code).toBe(0);
+    expect((await runTiller(h, ['audit', 'verify', file])).code).toBe(0);
+    const text = fs.readFileSync(file, 'utf8');
+    const changed = text.replace('"reason":"not today"', '"reason":"approved"').replace(',not today,', ',approved,');
+    expect(changed).not.toBe(text);
+    fs.writeFileSync(file, changed);
+    const broken = await runTiller(h, ['audit', 'verify', file]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/BROKEN at row \d+: row \d+ was changed/);
+  }
+  const rows = parseExport(fs.readFileSync(path.join(dir, 'audit.jsonl'), 'utf8'));
+  expect(rows.find((r) => r.outcome === 'edited')).toMatchObject({ editedArgs: { order: 33 }, args: { order: 3 } });
+  expect(AuditRow.array().safeParse(rows).success).toBe(true);
+});
