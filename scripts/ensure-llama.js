@@ -29,6 +29,8 @@
  */
 'use strict';
 const { Buffer } = require('node:buffer');
+const { setTimeout } = require('node:timers');
+/* global fetch, AbortSignal */
 const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -77,12 +79,9 @@ function cpuLevel(flags = cpuFlags()) {
 
 function levelFlags(level) {
   const on = level === 'x86-64-v3' ? 'ON' : 'OFF';
-  return ['AVX', 'AVX2', 'FMA', 'F16C', 'BMI2'].map((f) => `-DGGML_${f}=${on}`).concat([
-    '-DGGML_AVX512=OFF',
-    '-DGGML_AVX_VNNI=OFF',
-    '-DGGML_AMX_TILE=OFF',
-    '-DGGML_AMX_INT8=OFF',
-  ]);
+  return ['AVX', 'AVX2', 'FMA', 'F16C', 'BMI2']
+    .map((f) => `-DGGML_${f}=${on}`)
+    .concat(['-DGGML_AVX512=OFF', '-DGGML_AVX_VNNI=OFF', '-DGGML_AMX_TILE=OFF', '-DGGML_AMX_INT8=OFF']);
 }
 
 const CMAKE_FLAGS = [

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/digest';
 import type { AuditEntry, AuditRow } from './schemas';
 
+/** The `prev` hash of the first row of a chain. */
 export const GENESIS = '0'.repeat(64);
 
 /** The hash of a row (its `hash` field ignored). */

@@ -33,6 +33,7 @@ export const CSV_COLUMNS = [
 /** At most this many rows are read back, and characters per line. */
 export const READ_BOUNDS = { rows: 5_000_000, lineChars: 1_000_000 } as const;
 
+/** One row as a JSON Lines line (without the newline). */
 export const jsonLine = (row: AuditRow): string => JSON.stringify(row);
 
 const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
@@ -50,6 +51,7 @@ export function csvLine(row: AuditRow): string {
   }).join(',');
 }
 
+/** The CSV header line: the columns in their order. */
 export const csvHeader = (): string => CSV_COLUMNS.join(',');
 
 /** Splits CSV text into records (RFC 4180 quoting). */

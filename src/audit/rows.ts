@@ -13,6 +13,7 @@ import type { AuditEntry } from './schemas';
 
 const SALTED = 'salted-args-digest';
 
+/** What an audit row may carry: the arguments themselves only when asked for. */
 export interface RowOptions {
   /** Put the arguments in the rows (default: the digest only). */
   includeArgs?: boolean;

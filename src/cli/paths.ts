@@ -10,7 +10,8 @@ export function packageRoot(): string {
     const manifest = path.join(dir, 'package.json');
     if (fs.existsSync(manifest)) {
       try {
-        if ((JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === '@tiller-agents/tiller') return dir;
+        if ((JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === '@tiller-agents/tiller')
+          return dir;
       } catch {
         // not ours; keep looking
       }

@@ -13,6 +13,7 @@ export type ToolAnswer =
 /** What a call the recording did not make is answered with: default a fixed sentence. */
 export type ToolStub = (call: { name: string; args: unknown }) => string;
 
+/** The default answer to a call the recording did not make: a note that the tool was not run. */
 export const DEFAULT_STUB: ToolStub = ({ name }) =>
   `[tiller eval] ${name} was not called in the recorded turn; no result is available.`;
 

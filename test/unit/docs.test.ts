@@ -104,6 +104,8 @@ test('TypeScript blocks type-check against the package', () => {
       '@tiller-agents/tiller': [path.join(ROOT, 'src', 'index.ts')],
       '@tiller-agents/tiller/testing': [path.join(ROOT, 'src', 'testing', 'index.ts')],
       '@tiller-agents/tiller/wire': [path.join(ROOT, 'src', 'wire.ts')],
+      '@tiller-agents/tiller/eval': [path.join(ROOT, 'src', 'eval', 'index.ts')],
+      '@tiller-agents/tiller/audit': [path.join(ROOT, 'src', 'audit', 'index.ts')],
     },
   };
   const host = ts.createCompilerHost(options);
