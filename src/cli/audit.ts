@@ -10,6 +10,7 @@ import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../config';
 import { CliError, EXIT } from './errors';
 import { connectTiller } from './temporal';
+import { turnSelection } from './turn-selection';
 
 interface AuditCommandOptions {
   query?: string;
@@ -70,13 +71,7 @@ async function auditCommand(settings: () => TemporalSettings, turnIds: string[],
   try {
     const dataConverter = dataConverterFromEnv();
     const rows = await auditTrail({
-      turns: {
-        turnIds,
-        ...(o.query !== undefined && { query: o.query }),
-        ...(o.session !== undefined && { session: o.session }),
-        ...(o.folder !== undefined && { folder: o.folder }),
-        ...(o.limit !== undefined && { limit: o.limit }),
-      },
+      turns: turnSelection(turnIds, o),
       ...(tiller && { client: tiller.temporal }),
       ...(dataConverter && { dataConverter }),
       ...(o.since !== undefined && { since: o.since }),

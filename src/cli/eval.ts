@@ -15,6 +15,7 @@ import type { GateSpec, ModelApi } from '../core/spec';
 import { demoScript, startScriptedModel } from '../testing/scripted-model';
 import { CliError, EXIT } from './errors';
 import { connectTiller } from './temporal';
+import { turnSelection } from './turn-selection';
 
 export interface EvalCommandOptions {
   query?: string;
@@ -136,13 +137,7 @@ async function evalCommand(settings: () => TemporalSettings, turnIds: string[], 
     const providers = providersFromEnv();
     const dataConverter = dataConverterFromEnv();
     const report = await evaluate({
-      turns: {
-        turnIds,
-        ...(o.query !== undefined && { query: o.query }),
-        ...(o.session !== undefined && { session: o.session }),
-        ...(o.folder !== undefined && { folder: o.folder }),
-        ...(o.limit !== undefined && { limit: o.limit }),
-      },
+      turns: turnSelection(turnIds, o),
       ...(tiller && { client: tiller.temporal }),
       ...(dataConverter && { dataConverter }),
       model: {

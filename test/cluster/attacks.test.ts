@@ -13,19 +13,9 @@ import type { TurnEvent } from '../../src/core/events';
 import { CLUSTER_DIR, clusterPorts, readState } from '../../scripts/cluster/index';
 import { issueCertificate, securityFiles } from '../../scripts/cluster/security';
 import { attacks, callHistory, type Credentials } from './internode';
-import { PERMISSION_DENIED, useSecuredCluster } from './support';
+import { PERMISSION_DENIED, useSecuredCluster, codeOf } from './support';
 
 const { cluster, connect, waitingTurn } = useSecuredCluster();
-
-async function codeOf(p: Promise<unknown>): Promise<number | string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    const e = err as { code?: number; cause?: { code?: number } };
-    return e.code ?? e.cause?.code ?? String(err);
-  }
-}
 
 function run(
   cmd: string,

@@ -12,20 +12,9 @@ import { temporalSettings } from '../../src/config';
 import type { TurnEvent } from '../../src/core/events';
 import { CLUSTER_DIR } from '../../scripts/cluster/index';
 import { issueClientCertificate, securityFiles } from '../../scripts/cluster/security';
-import { expiredToken, forgedToken, PERMISSION_DENIED, useSecuredCluster } from './support';
+import { expiredToken, forgedToken, PERMISSION_DENIED, useSecuredCluster, codeOf } from './support';
 
 const { cluster, connect, as, waitingTurn } = useSecuredCluster();
-
-/** A plain error's gRPC code: PermissionDenied is 7. */
-async function codeOf(p: Promise<unknown>): Promise<number | string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    const e = err as { code?: number; cause?: { code?: number } };
-    return e.code ?? e.cause?.code ?? String(err);
-  }
-}
 
 async function events(turnId: string): Promise<TurnEvent[]> {
   const admin = await connect('admin');

@@ -15,6 +15,17 @@ import type { Cluster } from '../../scripts/cluster/types';
 /** The gRPC code of a call the authorizer refuses (PermissionDenied). */
 export const PERMISSION_DENIED = 7;
 
+/** What a call ended with: `'ok'`, or the plain error's gRPC code (PermissionDenied is 7). */
+export async function codeOf(p: Promise<unknown>): Promise<number | string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    const e = err as { code?: number; cause?: { code?: number } };
+    return e.code ?? e.cause?.code ?? String(err);
+  }
+}
+
 export interface SecuredCluster {
   /** The running cluster: read it in hooks and tests (it is attached in `beforeAll`). */
   cluster: Cluster;

@@ -12,19 +12,9 @@ import { CLUSTER_DIR, readState } from '../../scripts/cluster/index';
 import { securityFiles } from '../../scripts/cluster/security';
 import { ROOT } from '../../scripts/cluster/compose';
 import { UI_CLIENT_ID } from '../../scripts/cluster/ui';
-import { PERMISSION_DENIED, useSecuredCluster } from './support';
+import { PERMISSION_DENIED, useSecuredCluster, codeOf } from './support';
 
 const { cluster, connect, as } = useSecuredCluster();
-
-async function codeOf(p: Promise<unknown>): Promise<number | string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    const e = err as { code?: number; cause?: { code?: number } };
-    return e.code ?? e.cause?.code ?? String(err);
-  }
-}
 
 /** A token signed with the cluster's own key, of the cluster's issuer, with these claims. */
 async function signed(claims: Record<string, unknown>, audience?: string): Promise<string> {
