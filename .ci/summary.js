@@ -9,7 +9,7 @@ const path = require('node:path');
 
 // Today's counts of test()/it() calls per suite (2026-12-06; `.each` tables run more than this):
 // raise them as tests are added.
-const MINIMUM = { unit: 241, integration: 261, 'real-model': 6, cluster: 21 };
+const MINIMUM = { unit: 241, integration: 261, 'real-model': 8, cluster: 21 };
 
 const [testStatus, realModelStatus, clusterStatus, failedChecks, consumerStatus] = process.argv.slice(2).map(Number);
 const dir = path.resolve(__dirname, '..', 'test-artifacts');

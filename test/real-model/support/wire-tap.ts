@@ -1,7 +1,7 @@
 /**
- * A `fetch` for the OpenAI client that records every Chat Completions exchange with the real server —
- * the request body as sent and the response body verbatim — so a test can compare what Tiller recorded
- * with what the server said (its text, its tool calls, its own usage).
+ * A `fetch` for the OpenAI client that records every Chat Completions and Responses API exchange with
+ * the real server — the request body as sent and the response body verbatim — so a test can compare what
+ * Tiller recorded with what the server said (its text, its tool calls, its own usage).
  *
  * It can also make the model call a given tool at a given step (`steer`, `toolPlan`): SmolLM2-135M never
  * starts a tool call by itself, llama-server ignores a `tool_choice` that names a function (it takes only
@@ -29,13 +29,32 @@ export interface WireTap {
   fetch: typeof fetch;
   /** The exchanges whose last user message is `input`, oldest first. */
   exchanges(input: string): Promise<Exchange[]>;
+  /** The exchanges with `input` among their user messages (a turn's every call, its retries too), oldest first. */
+  exchangesWith(input: string): Promise<Exchange[]>;
   /** Rewrites every request whose last user message is `input`. */
   steer(input: string, fn: Steer): void;
+  /** Rewrites every request with `input` among its user messages (where no `steer` applies). */
+  steerTurn(input: string, fn: Steer): void;
+}
+
+/** A request's messages: Chat Completions' `messages`, or the Responses API's `input` items. */
+function messagesOf(body: Record<string, any>): { type?: string; role?: string; content?: unknown }[] {
+  if (Array.isArray(body.messages)) return body.messages;
+  return Array.isArray(body.input) ? body.input : [];
+}
+
+/** The text of each user message (a Responses message's content may be a string or `input_text` parts). */
+export function userTexts(body: Record<string, any>): string[] {
+  return messagesOf(body)
+    .filter((m) => m.role === 'user')
+    .map((m) =>
+      Array.isArray(m.content) ? m.content.map((p: { text?: unknown }) => p.text ?? '').join('') : m.content,
+    )
+    .filter((t): t is string => typeof t === 'string');
 }
 
 export function lastUserText(body: Record<string, any>): string | undefined {
-  const messages: { role?: string; content?: unknown }[] = Array.isArray(body.messages) ? body.messages : [];
-  const user = [...messages].reverse().find((m) => m.role === 'user');
+  const user = [...messagesOf(body)].reverse().find((m) => m.role === 'user');
   return typeof user?.content === 'string' ? user.content : undefined;
 }
 
@@ -49,14 +68,21 @@ export function sseData(text: string): Record<string, any>[] {
 }
 
 export function createWireTap(): WireTap {
-  const recorded: { input: string | undefined; exchange: Promise<Exchange> }[] = [];
+  const recorded: { input: string | undefined; users: string[]; exchange: Promise<Exchange> }[] = [];
   const steers = new Map<string, Steer>();
+  const turnSteers = new Map<string, Steer>();
 
   const tapped = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    if (typeof init?.body !== 'string' || !String(url).endsWith('/chat/completions')) return fetch(url, init);
+    const path = String(url);
+    if (typeof init?.body !== 'string' || !(path.endsWith('/chat/completions') || path.endsWith('/responses')))
+      return fetch(url, init);
     const sent = JSON.parse(init.body) as Record<string, any>;
     const input = lastUserText(sent);
-    const body = (input === undefined ? undefined : steers.get(input)?.(sent)) ?? sent;
+    const users = userTexts(sent);
+    const turn = users.find((u) => turnSteers.has(u));
+    const steer =
+      (input === undefined ? undefined : steers.get(input)) ?? (turn === undefined ? undefined : turnSteers.get(turn));
+    const body = steer?.(sent) ?? sent;
     const res = await fetch(url, { ...init, body: JSON.stringify(body) });
     const copy = res.clone();
     const exchange = copy.text().then((text) => ({
@@ -67,14 +93,16 @@ export function createWireTap(): WireTap {
     }));
     // A stream aborted mid-way (a stalled server given up) rejects here: handled, for those who never ask.
     exchange.catch(() => undefined);
-    recorded.push({ input, exchange });
+    recorded.push({ input, users, exchange });
     return res;
   };
 
   return {
     fetch: tapped as typeof fetch,
     exchanges: (input) => Promise.all(recorded.filter((r) => r.input === input).map((r) => r.exchange)),
+    exchangesWith: (input) => Promise.all(recorded.filter((r) => r.users.includes(input)).map((r) => r.exchange)),
     steer: (input, fn) => void steers.set(input, fn),
+    steerTurn: (input, fn) => void turnSteers.set(input, fn),
   };
 }
 
@@ -108,6 +136,38 @@ export function toolPlan(plan: (string | undefined)[]): Steer {
       tool_choice: 'required',
       parallel_tool_calls: false,
       messages: [...body.messages, { role: 'assistant', content: TOOL_CALL_OPENING }],
+    };
+  };
+}
+
+/** The model's answers after the last user item of a Responses request: an answer is a run of its output items. */
+export function responsesAnswersSoFar(body: Record<string, any>): number {
+  const items: { type?: string; role?: string }[] = Array.isArray(body.input) ? body.input : [];
+  const lastUser = items.map((i) => i.role).lastIndexOf('user');
+  const answered = (i?: { type?: string; role?: string }) =>
+    !!i && (i.role === 'assistant' || i.type === 'function_call' || i.type === 'reasoning');
+  return items.slice(lastUser + 1).filter((item, i, after) => answered(item) && !answered(after[i - 1])).length;
+}
+
+/**
+ * `toolPlan` for the Responses API: llama-server turns a Responses request into a chat one (the same
+ * template, the same tool-call parser), so a forced step is the same — only that tool (Responses tools
+ * name it at the top level), "required", and an assistant message item opening the call.
+ */
+export function responsesToolPlan(plan: (string | undefined)[]): Steer {
+  return (body) => {
+    const step = plan[responsesAnswersSoFar(body)];
+    if (step === undefined) return undefined;
+    if (step === 'none') return { ...body, tool_choice: 'none' };
+    return {
+      ...body,
+      tools: (body.tools as { name: string }[]).filter((t) => t.name === step),
+      tool_choice: 'required',
+      parallel_tool_calls: false,
+      input: [
+        ...body.input,
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: TOOL_CALL_OPENING }] },
+      ],
     };
   };
 }
