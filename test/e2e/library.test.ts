@@ -131,13 +131,13 @@ test('a fresh project from examples/custom-worker installs the tarball and compi
   const pkgFile = path.join(project, 'package.json');
   const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8')) as { dependencies: Record<string, string> };
   // The example's own dependencies stay within Tiller's: the same zod, nothing else at run time.
-  expect(Object.keys(pkg.dependencies).sort()).toEqual(['tiller', 'zod']);
+  expect(Object.keys(pkg.dependencies).sort()).toEqual([manifest.name, 'zod']);
   expect(pkg.dependencies.zod).toBe(manifest.dependencies.zod);
-  pkg.dependencies.tiller = `file:${tarball}`;
+  pkg.dependencies[manifest.name] = `file:${tarball}`;
   fs.writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
 
   await npm(['install', '--prefer-offline'], project);
-  const installed = path.join(project, 'node_modules', 'tiller');
+  const installed = path.join(project, 'node_modules', ...manifest.name.split('/'));
   expect(fs.lstatSync(installed).isSymbolicLink()).toBe(false); // a real install, not a link into the checkout
   expect(JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')).version).toBe(manifest.version);
 
