@@ -37,7 +37,6 @@ export const EXAMPLES: Record<string, string[]> = {
   bundle: [
     'npx tiller bundle workflow-bundle.js                         # the plain bundle',
     'npx tiller bundle workflow-bundle.js --traced --encrypted    # and its twins for tracing and encryption',
-    'TILLER_WORKFLOW_BUNDLE=workflow-bundle.js npx tiller worker  # a worker that does not bundle at start',
   ],
   replay: [
     'npx tiller replay turn-1234 my-session          # these turns/sessions (latest run of each)',
