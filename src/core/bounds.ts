@@ -60,6 +60,15 @@ function isReceipt(r: unknown): r is Receipt {
 }
 
 /** `text` cut to `max` characters with a marker that says how long it was. */
+/**
+ * `text` with every lone UTF-16 surrogate replaced by U+FFFD: a string that encodes as UTF-8. A lone
+ * surrogate (from a hostile id, or a clip between the halves of a pair) in a failure the worker sends
+ * back makes the core refuse the whole workflow completion, and the worker with it.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const marker = `…[clipped by Tiller: ${text.length} characters]`;

@@ -5,7 +5,7 @@
  * clients import it alike, so a type is never spelled twice.
  */
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
-import { BOUNDS, clip } from './bounds';
+import { BOUNDS, clip, wellFormed } from './bounds';
 import { TurnResult } from './schemas';
 
 /** The failure types of turns, sessions and activities (`ApplicationFailure.type`), by name. */
@@ -119,7 +119,7 @@ export function turnResultOf(failure: unknown): TurnResult | undefined {
 
 /** The failure an update's validator or handler throws to refuse a request with `message`. */
 export function rejection(type: FailureType, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message: clip(message, BOUNDS.text), nonRetryable: true });
+  return ApplicationFailure.create({ type, message: wellFormed(clip(message, BOUNDS.text)), nonRetryable: true });
 }
 
 /**

@@ -1,5 +1,15 @@
 /** The bounds on what a turn keeps (src/core/bounds.ts): iterative, marked, and within budget for any input. */
-import { boundEvent, boundJson, BOUNDS, clip, deeperThan, jsonBytes, keepReceipts } from '../../src/core/bounds';
+import {
+  boundEvent,
+  boundJson,
+  BOUNDS,
+  clip,
+  deeperThan,
+  jsonBytes,
+  keepReceipts,
+  wellFormed,
+} from '../../src/core/bounds';
+import { FailureType, rejection } from '../../src/core/failures';
 import { parseToolArgs } from '../../src/core/args';
 import { CallIds } from '../../src/core/call-ids';
 import { Decision } from '../../src/core/schemas';
@@ -140,4 +150,16 @@ test('a __proto__ key in model arguments stays an own key of the bounded copies 
   const event = boundEvent({ type: 'TOOL_STARTED', meta: JSON.parse('{"__proto__":{"x":1}}') });
   expect(JSON.stringify(event)).toBe('{"type":"TOOL_STARTED","meta":{"__proto__":{"x":1}}}');
   expect(({} as Record<string, unknown>).admin).toBeUndefined();
+});
+
+test('a rejection is well-formed UTF-16 even when clipped between the halves of a pair or quoting a lone surrogate', () => {
+  // Found by the CI fuzz (seed 201831887, decide/flood-updates): a rejection message with a lone surrogate made
+  // the core refuse the workflow completion ("Cannot decode Completion … InvalidString"), which stopped the worker.
+  const utf8Safe = (s: string) => Buffer.from(s, 'utf8').toString('utf8') === s;
+  for (const text of ['💀'.repeat(BOUNDS.text), `a${'💀'.repeat(BOUNDS.text)}`, 'id \udfff and \ud83d alone']) {
+    const { message } = rejection(FailureType.DecisionRejected, text);
+    expect(utf8Safe(message)).toBe(true);
+  }
+  expect(wellFormed('a\udfffb\ud83d')).toBe('a\ufffdb\ufffd');
+  expect(wellFormed('💀 stays')).toBe('💀 stays');
 });
