@@ -5,16 +5,15 @@
  * during the evaluation (the stamp tool's marks stay as the recording left them, and no worker polls);
  * the candidate's model read the recorded results.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import OpenAI from 'openai';
 import { evaluate, EvalReport } from '../../src/eval';
+import { runTiller } from '../support/clients';
 import { createHarness, type Harness } from '../support/harness';
 import { stamper, stamperScript, stampTool, V2 } from '../support/eval-agent';
-import { ROOT } from '../support/processes';
 
 jest.setTimeout(300_000);
 
@@ -24,29 +23,6 @@ let folder: string;
 const turnIds: string[] = [];
 const orders = Array.from({ length: 50 }, (_, i) => i + 1);
 const fifth = (n: number) => n % 5 === 0;
-
-function tiller(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/tiller.js'), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: h.address,
-        TILLER_FROM_SOURCE: '1',
-        TILLER_TASK_QUEUE: h.taskQueue,
-        OPENAI_BASE_URL: h.model.url,
-        OPENAI_API_KEY: 'test',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const markLines = () => fs.readFileSync(marks, 'utf8').trim().split('\n');
 
@@ -84,7 +60,10 @@ test('tiller eval reports exactly the turns that no longer call the tool as dive
   h.model.requests.length = 0;
   const v2 = path.join(folder, 'v2.txt');
   fs.writeFileSync(v2, V2);
-  const ran = await tiller(['eval', ...turnIds, '--instructions-file', v2, '--json', '--max-divergent', '0.1']);
+  const ran = await runTiller(h, ['eval', ...turnIds, '--instructions-file', v2, '--json', '--max-divergent', '0.1'], {
+    OPENAI_BASE_URL: h.model.url,
+    OPENAI_API_KEY: 'test',
+  });
   const report = EvalReport.parse(JSON.parse(ran.stdout));
   // 10 of 50 diverge: 20% is past the 10% threshold, so the run fails.
   expect(ran.code).toBe(1);

@@ -7,8 +7,12 @@ import path from 'node:path';
 import type { Harness } from './harness';
 import { ROOT } from './processes';
 
-/** Runs `tiller <args>` to its end (killed after 90 s): its exit code and what it printed. */
-export function runTiller(h: Harness, args: string[]): Promise<{ code: number | null; stdout: string }> {
+/** Runs `tiller <args>` (with `env` added) to its end (killed after 90 s): its exit code and what it printed. */
+export function runTiller(
+  h: Harness,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/tiller.js'), ...args], {
       cwd: ROOT,
@@ -18,16 +22,19 @@ export function runTiller(h: Harness, args: string[]): Promise<{ code: number | 
         TILLER_TASK_QUEUE: h.taskQueue,
         TILLER_FROM_SOURCE: '1',
         NO_COLOR: '1',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout });
+      resolve({ code, stdout, stderr });
     });
   });
 }
