@@ -25,6 +25,7 @@ let passed = 0;
 let failed = 0;
 const counts = {}; // suite → tests that ran (passed or failed)
 const skipped = [];
+const failures = []; // "file: test: start of its message", printed last
 
 /** Adds one run's totals; a run that exited non-zero without a failed test counts one failure. */
 function add(summary, status) {
@@ -37,6 +38,7 @@ function add(summary, status) {
   if (status !== 0 && summary.failed === 0) failed++; // a suite that could not load, a global setup error
   for (const [project, c] of Object.entries(summary.byProject ?? {})) counts[project] = c.passed + c.failed;
   skipped.push(...(summary.skippedTests ?? []));
+  failures.push(...(summary.failedTests ?? []));
 }
 
 add(read('summary.json'), testStatus);
@@ -47,6 +49,14 @@ add(
     passed: cluster.numPassedTests,
     failed: cluster.numFailedTests + cluster.numRuntimeErrorTestSuites,
     byProject: { cluster: { passed: cluster.numPassedTests, failed: cluster.numFailedTests } },
+    failedTests: cluster.testResults.flatMap((f) =>
+      f.assertionResults
+        .filter((t) => t.status === 'failed')
+        .map(
+          (t) =>
+            `${path.relative(process.cwd(), f.name)}: ${t.fullName}: ${(t.failureMessages ?? []).join(' ').replace(/\s+/g, ' ').slice(0, 400)}`,
+        ),
+    ),
     skippedTests: cluster.testResults.flatMap((f) =>
       f.assertionResults
         .filter((t) => t.status !== 'passed' && t.status !== 'failed')
@@ -74,5 +84,9 @@ for (const [suite, min] of Object.entries(MINIMUM)) {
   }
 }
 failed += failedChecks;
+if (failures.length > 0) {
+  console.log(`\n${failures.length} failed test(s):`);
+  for (const f of failures) console.log(`  FAILED ${f}`);
+}
 console.log(`\ntests: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

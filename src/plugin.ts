@@ -19,7 +19,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
 import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
-import { assertBundleEncodesFailures } from './codec/encoded-failures';
+import { assertBundleEncodesFailures, withWellFormedFailures } from './codec/encoded-failures';
 import { withPayloadGuard } from './codec/guard';
 import type { McpPool } from './mcp/pool';
 import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
@@ -131,8 +131,9 @@ export class TillerPlugin extends SimplePlugin {
     this.maxCachedWorkflows = workflowCacheSize(workflowCacheBudget(opts.workflowCacheMiB));
     this.workflowBundle = opts.workflowBundle;
     // Always guarded: a payload the converter cannot read is refused, not a wedged workflow task.
-    this.dataConverter = withPayloadGuard(
-      opts.dataConverter ?? dataConverterFromEnv(process.env, workerCodecOptions()),
+    // And with well-formed failures unless it names its own converter (src/codec/failure-strings.ts).
+    this.dataConverter = withWellFormedFailures(
+      withPayloadGuard(opts.dataConverter ?? dataConverterFromEnv(process.env, workerCodecOptions())),
     );
     const tracing = opts.tracing === undefined ? tracingFromEnv() : opts.tracing || undefined;
     this.traced = tracing && tracingWorkerOptions(tracing);
@@ -176,7 +177,9 @@ export class TillerPlugin extends SimplePlugin {
   /** The workflows, data converter, and with tracing the interceptors and the span sink (Tiller's first). */
   private withTiller<T extends WorkerOptions | ReplayWorkerOptions>(options: T): T {
     const workflowBundle = options.workflowBundle ?? this.workflowBundle;
-    const dataConverter = options.dataConverter ? withPayloadGuard(options.dataConverter) : this.dataConverter;
+    const dataConverter = options.dataConverter
+      ? withWellFormedFailures(withPayloadGuard(options.dataConverter))
+      : this.dataConverter;
     const traced = this.traced;
     return {
       ...options,

@@ -13,6 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { TillerClient } from '../../src/client';
+import { WELL_FORMED_FAILURES_PATH } from '../../src/codec/encoded-failures';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
 import { createWorker, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from '../../src/worker';
@@ -51,6 +52,7 @@ export async function buildBundle(): Promise<Bundle> {
   const { code } = await bundleWorkflowCode({
     workflowsPath,
     preloadModules: [...PRELOAD_MODULES],
+    failureConverterPath: WELL_FORMED_FAILURES_PATH,
     logger: QUIET_BUNDLE_LOGGER as never,
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { ENCODED_FAILURES_PATH } from '../codec/encoded-failures';
+import { ENCODED_FAILURES_PATH, WELL_FORMED_FAILURES_PATH } from '../codec/encoded-failures';
 import { WORKFLOW_TRACING_MODULE } from '../observability/tracing';
 import { PRELOAD_MODULES, workflowsPath } from '../plugin';
 import { encryptedBundlePath, tracedBundlePath } from './worker';
@@ -21,7 +21,7 @@ export interface BundleOptions {
 async function write(out: string, workflowInterceptorModules: string[], encrypted: boolean): Promise<void> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
-    ...(encrypted && { failureConverterPath: ENCODED_FAILURES_PATH }),
+    failureConverterPath: encrypted ? ENCODED_FAILURES_PATH : WELL_FORMED_FAILURES_PATH,
     preloadModules: [...PRELOAD_MODULES],
     workflowInterceptorModules,
     webpackConfigHook: (config) => ({

@@ -5,11 +5,12 @@
  * guardrail or a tool's error would be plaintext beside encrypted payloads.
  *
  * Loaded in the workflow sandbox (workflow-side failures: update refusals, a failed turn) as well as in
- * Node (activity failures), so it imports nothing but `@temporalio/common`. Decoding needs no special
+ * Node (activity failures), so it imports nothing but `@temporalio/common` (through ./failure-strings,
+ * which also makes every string of the failure well-formed). Decoding needs no special
  * converter: every SDK's default reads `encodedAttributes` back, so old histories (plain messages) and new
  * ones read alike.
  */
-import { DefaultFailureConverter } from '@temporalio/common';
+import { WellFormedFailureConverter } from './failure-strings';
 
 /**
  * In the converter so that it survives minification: a prebuilt bundle that contains this string
@@ -17,7 +18,7 @@ import { DefaultFailureConverter } from '@temporalio/common';
  */
 export const ENCODED_FAILURES_MARKER = 'tiller-encoded-failures-v1';
 
-class TillerFailureConverter extends DefaultFailureConverter {
+class TillerFailureConverter extends WellFormedFailureConverter {
   readonly tiller = ENCODED_FAILURES_MARKER;
 }
 

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
+import { WELL_FORMED_FAILURES_PATH } from '../../src/codec/encoded-failures';
 import { PRELOAD_MODULES, workflowsPath } from '../../src/worker';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -33,6 +34,7 @@ export default async function globalSetup(): Promise<void> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
     preloadModules: [...PRELOAD_MODULES],
+    failureConverterPath: WELL_FORMED_FAILURES_PATH,
     logger: { ...quietLogger } as never,
   });
   const codePath = path.join(dir, 'workflow-bundle.js');

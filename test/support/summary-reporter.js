@@ -19,7 +19,23 @@ class SummaryReporter {
     // any skipped or todo test, naming them (.ci/summary.js).
     const byProject = {};
     const skippedTests = [];
+    // Each failure named with the start of its message: .ci/summary.js prints them last, where a CI log
+    // cut to its tail still shows what failed.
+    const failedTests = [];
+    const short = (text) =>
+      String(text)
+        .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .slice(0, 6)
+        .join(' | ')
+        .slice(0, 600);
     for (const suite of results.testResults) {
+      const file = path.relative(process.cwd(), suite.testFilePath);
+      if (suite.testExecError || (suite.failureMessage && suite.testResults.every((t) => t.status !== 'failed'))) {
+        failedTests.push(`${file}: (the file) ${short(suite.testExecError?.message ?? suite.failureMessage)}`);
+      }
       const project = (suite.displayName && (suite.displayName.name || suite.displayName)) || 'default';
       const counts = (byProject[project] ??= { passed: 0, failed: 0, skipped: 0, todo: 0 });
       for (const t of suite.testResults) {
@@ -27,10 +43,9 @@ class SummaryReporter {
         else if (t.status === 'failed') counts.failed++;
         else if (t.status === 'todo') counts.todo++;
         else counts.skipped++;
-        if (t.status !== 'passed' && t.status !== 'failed') {
-          const name = [...t.ancestorTitles, t.title].join(' › ');
-          skippedTests.push(`${t.status}: ${path.relative(process.cwd(), suite.testFilePath)}: ${name}`);
-        }
+        const name = [...t.ancestorTitles, t.title].join(' › ');
+        if (t.status === 'failed') failedTests.push(`${file}: ${name}: ${short(t.failureMessages.join('\n'))}`);
+        else if (t.status !== 'passed') skippedTests.push(`${t.status}: ${file}: ${name}`);
       }
     }
     fs.writeFileSync(
@@ -43,6 +58,7 @@ class SummaryReporter {
         suitesFailed: results.numFailedTestSuites,
         byProject,
         skippedTests,
+        failedTests,
       }),
     );
   }

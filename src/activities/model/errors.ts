@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { BOUNDS, clip } from '../../core/bounds';
 import { FailureType, MODEL_STATUS_NOT_RETRIED } from '../../core/failures';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
@@ -28,11 +29,14 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   return out;
 }
 
-/** The server's own message: the `error.message` of its JSON body, else its body (without the SDK's status prefix). */
+/**
+ * The server's own message: the `error.message` of its JSON body, else its body (without the SDK's status
+ * prefix), clipped: it goes into history as the failure's message, and an endpoint's body can be any size.
+ */
 export function serverMessage(err: InstanceType<typeof OpenAI.APIError>): string {
   const inner = (err.error as { message?: unknown } | undefined)?.message;
-  if (typeof inner === 'string' && inner) return inner;
-  return err.message.replace(/^\d{3} /, '');
+  if (typeof inner === 'string' && inner) return clip(inner, BOUNDS.text);
+  return clip(err.message.replace(/^\d{3} /, ''), BOUNDS.text);
 }
 
 /**
