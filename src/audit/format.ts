@@ -3,6 +3,8 @@
  * CSV (a header, one row a line; objects as JSON in their cell). Both round-trip exactly, so a CSV
  * verifies like JSON Lines. Reading is bounded and checked by the row schema. Pure.
  */
+import { BOUNDS, deeperThan } from '../core/bounds';
+import { readBoundedFile } from '../eval/bounded-file';
 import { AuditRow } from './schemas';
 
 /** The CSV columns, in order. */
@@ -31,7 +33,15 @@ export const CSV_COLUMNS = [
 ] as const satisfies readonly (keyof AuditRow)[];
 
 /** At most this many rows are read back, and characters per line. */
-export const READ_BOUNDS = { rows: 5_000_000, lineChars: 1_000_000 } as const;
+export const READ_BOUNDS = { rows: 5_000_000, lineChars: 1_000_000, fileBytes: 256 * 1024 * 1024 } as const;
+
+/**
+ * An export's text from `file`: a regular file of at most `READ_BOUNDS.fileBytes` (a larger trail is
+ * exported and verified in parts, by `--since` / `--until`).
+ */
+export function readExportFile(file: string): string {
+  return readBoundedFile(file, READ_BOUNDS.fileBytes);
+}
 
 /** One row as a JSON Lines line (without the newline). */
 export const jsonLine = (row: AuditRow): string => JSON.stringify(row);
@@ -112,6 +122,8 @@ export function parseExport(text: string): AuditRow[] {
           return JSON.parse(l) as unknown;
         });
   return raw.map((r, i) => {
+    // A row Tiller wrote nests a few levels around arguments of at most BOUNDS.jsonDepth.
+    if (deeperThan(r, BOUNDS.jsonDepth + 4)) throw new Error(`row ${i + 1}: nested deeper than an audit row`);
     const parsed = AuditRow.safeParse(r);
     if (!parsed.success) throw new Error(`row ${i + 1}: ${parsed.error.issues[0]?.message ?? 'not an audit row'}`);
     return parsed.data;

@@ -1,7 +1,7 @@
 /**
  * A turn's decisions from its decoded history (src/eval/history-decode.ts): each gated call's outcome
  * from the turn's result (approved, edited, denied, expired, or passed by a trust grant or the approval
- * hook), or from its accepted `decide` updates while it still runs; and each refused attempt — an update
+ * hook, with an `escalated` row before it when its wait escalated), or from its accepted `decide` updates while it still runs; and each refused attempt — an update
  * the workflow refused after it was accepted, a signal that decided nothing. The channel comes from the
  * message's update id and client identity (./channel.ts). Pure.
  */
@@ -62,6 +62,18 @@ export function auditEntries(h: TurnHistory, opts: RowOptions = {}): AuditEntry[
       argsDigest: digestOf(c.name, c.args),
       ...(opts.includeArgs && { args: c.args }),
     };
+    if (c.escalated) {
+      // The first stage's deadline passed: the wait moved on to the next approvers (then a decision or expiry).
+      entries.push({
+        ...base,
+        ...call,
+        outcome: 'escalated',
+        channel: 'timeout',
+        via: 'timeout',
+        reason: `escalated to ${c.escalated.approvers.join(', ') || 'nobody'}`.slice(0, 2000),
+        at: c.escalated.at,
+      });
+    }
     if (c.status === 'timed_out' && !d) {
       entries.push({ ...base, ...call, outcome: 'expired', channel: 'timeout', via: 'timeout', ...at(c.endedAt) });
       continue;

@@ -9,7 +9,7 @@ export const AuditOutcome = z.enum(['approved', 'edited', 'denied', 'expired', '
 export type AuditOutcome = z.infer<typeof AuditOutcome>;
 
 /** One decision (or refused attempt) of one turn. */
-export const AuditRow = z.object({
+export const AuditRow = z.strictObject({
   /** 1, 2, … in the export's order; the hash chain follows it. */
   row: z.number().int().positive(),
   turnId: z.string(),

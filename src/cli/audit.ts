@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { auditTrail, formatAudit, verifyExport } from '../audit';
+import { readExportFile } from '../audit/format';
 import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../config';
 import { CliError, EXIT } from './errors';
@@ -91,8 +92,13 @@ async function auditCommand(settings: () => TemporalSettings, turnIds: string[],
 }
 
 function verifyCommand(file: string): number {
-  if (!fs.existsSync(file)) throw new CliError(`no file ${file}`);
-  const verdict = verifyExport(fs.readFileSync(file, 'utf8'));
+  let text: string;
+  try {
+    text = readExportFile(file);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  const verdict = verifyExport(text);
   if (verdict.ok) {
     process.stdout.write(`ok: ${verdict.rows} rows, chain head ${verdict.head}\n`);
     return EXIT.ok;

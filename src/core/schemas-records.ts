@@ -40,6 +40,8 @@ export const ToolCallRecord = z.object({
   result: z.string().optional(),
   error: z.string().optional(),
   decision: RecordedDecision.omit({ id: true }).optional(),
+  /** When the wait escalated past its first stage's deadline, and to whom (the audit's `escalated` row). */
+  escalated: z.object({ at: z.string(), approvers: z.array(z.string()) }).optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 

@@ -54,6 +54,8 @@ export function foldApprovalEvent(state: TurnState, event: ApprovalEvent): void 
         if (event.expiresAt !== undefined) pending.expiresAt = event.expiresAt;
         else delete pending.expiresAt;
       }
+      const call = state.toolCalls.find((c) => c.id === event.toolCallId);
+      if (call) call.escalated = { at: event.at, approvers: event.approvers };
       break;
     }
     case 'TOOL_APPROVED': {

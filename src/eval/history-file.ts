@@ -9,6 +9,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
+import { readBoundedFile } from './bounded-file';
 import { HISTORY_BOUNDS } from './history-decode';
 
 /** At most this many files in a folder, and bytes per file. */
@@ -58,8 +59,6 @@ export function readHistoryFolder(folder: string): FileHistory[] {
   if (names.length > FOLDER_BOUNDS.files) throw new Error(`${folder}: more than ${FOLDER_BOUNDS.files} histories`);
   return names.map((name) => {
     const file = path.join(folder, name);
-    const size = fs.statSync(file).size;
-    if (size > FOLDER_BOUNDS.fileBytes) throw new Error(`${file}: larger than ${FOLDER_BOUNDS.fileBytes} bytes`);
-    return parseHistoryFile(fs.readFileSync(file, 'utf8'), file);
+    return parseHistoryFile(readBoundedFile(file, FOLDER_BOUNDS.fileBytes), file);
   });
 }

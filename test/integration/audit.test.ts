@@ -1,7 +1,7 @@
 /**
  * `tiller audit`: turns whose gated call is approved from the tiller CLI, denied from the SDK after a
  * refused signal from the stock `temporal` CLI, approved with edited arguments through the HTTP gateway,
- * and left to expire. The export lists each decision with its channel, its count equals the turns' own
+ * left to expire, and escalated to a second approver who approves it. The export lists each decision with its channel, its count equals the turns' own
  * (decided or expired calls, and DECISION_REJECTED events), `audit verify` passes on JSON Lines and CSV,
  * and catches a changed row.
  */
@@ -29,6 +29,12 @@ const guarded = defineAgent({
   tools: ['stamp'],
   approvals: { stamp: { approvers: ['alice', 'bob', 'carol'] } },
 });
+const escalating = defineAgent({
+  name: 'escalating',
+  instructions: V1,
+  tools: ['stamp'],
+  approvals: { stamp: { approvers: ['alice'], timeout: '2s', onTimeout: { escalate: { approvers: ['dave'] } } } },
+});
 const hasty = defineAgent({
   name: 'hasty',
   instructions: V1,
@@ -41,7 +47,13 @@ let app: FastifyInstance;
 let base: string;
 let dir: string;
 const states: TurnState[] = [];
-const turns: Record<'cli' | 'sdk' | 'gateway' | 'expired', string> = { cli: '', sdk: '', gateway: '', expired: '' };
+const turns: Record<'cli' | 'sdk' | 'gateway' | 'expired' | 'escalated', string> = {
+  cli: '',
+  sdk: '',
+  gateway: '',
+  expired: '',
+  escalated: '',
+};
 
 async function paused(turnId: string): Promise<string> {
   const state = await waitForState(h.tiller, turnId, awaitingApproval, 60_000);
@@ -65,6 +77,7 @@ beforeAll(async () => {
       turns.sdk = await start('guarded', 2);
       turns.gateway = await start('guarded', 3);
       turns.expired = await start('hasty', 4);
+      turns.escalated = await start('escalating', 5);
 
       const cliCall = await paused(turns.cli);
       expect((await runTiller(h, ['approve', turns.cli, cliCall, '--as', 'alice'])).code).toBe(0);
@@ -95,12 +108,21 @@ beforeAll(async () => {
       });
       expect(res.status).toBe(200);
 
+      // Past its first stage's 2 s, the call waits for dave, who approves it.
+      const escalated = await waitForState(
+        h.tiller,
+        turns.escalated,
+        (s) => !!s.pendingApprovals[0]?.escalated,
+        60_000,
+      );
+      await h.tiller.approve(turns.escalated, escalated.pendingApprovals[0]!.id, { approver: 'dave' });
+
       for (const id of Object.values(turns)) {
         await h.tiller.result(id);
         states.push(await h.tiller.state(id));
       }
     },
-    { agents: [guarded, hasty], tools: [stampTool(path.join(dir, 'marks.txt'))] },
+    { agents: [guarded, hasty, escalating], tools: [stampTool(path.join(dir, 'marks.txt'))] },
   );
 });
 
@@ -123,15 +145,21 @@ test('the export lists every decision with its channel, as many as the turns cou
   ]);
   expect(of(turns.gateway)).toEqual([['edited', 'gateway', 'carol']]);
   expect(of(turns.expired)).toEqual([['expired', 'timeout', undefined]]);
+  expect(of(turns.escalated)).toEqual([
+    ['escalated', 'timeout', undefined],
+    ['approved', 'sdk', 'dave'],
+  ]);
+  expect(rows.find((r) => r.outcome === 'escalated')).toMatchObject({ tool: 'stamp', reason: 'escalated to dave' });
   const denied = rows.find((r) => r.outcome === 'denied')!;
   expect(denied).toMatchObject({ tool: 'stamp', reason: 'not today', via: 'update' });
   expect(denied.argsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
   expect(denied.args).toBeUndefined();
 
-  // As many rows as the turns' own state counts: decided or expired calls, and refused attempts.
+  // As many rows as the turns' own state counts: decided, expired or escalated calls, and refused attempts.
   let own = 0;
   for (const s of states) {
     own += s.toolCalls.filter((c) => c.decision || c.status === 'timed_out').length;
+    own += s.toolCalls.filter((c) => c.escalated).length;
     own += s.events.filter((e) => e.type === 'DECISION_REJECTED').length;
   }
   expect(rows).toHaveLength(own);
