@@ -12,6 +12,7 @@ import * as prettier from 'prettier';
 import { TillerClient } from '../src/client';
 import { temporalSettings } from '../src/config';
 import { machineInfo } from './bench/machine';
+import { auditSoak } from './soak/audit';
 import { judge } from './soak/checks';
 import { APPROVER, ROOT, type DeciderTarget } from './soak/deciders';
 import { startLedger } from './soak/ledger';
@@ -103,7 +104,9 @@ async function main(): Promise<number> {
     const run = await runSoak(opts, cluster, model, ctx, runId, log);
     const all = [...run.throughput.flatMap((p) => p.records), ...run.records, ...run.canaries];
     const verdict = judge(all, ledger.effects, ledger.attempts.length);
-    const results = buildResults(machine, opts, run, verdict, cluster.description);
+    log('auditing every turn (tiller audit) and reconciling it with the decisions sent');
+    const audit = await auditSoak(tiller.temporal, all, opts.outDir, secured !== undefined);
+    const results = buildResults(machine, opts, run, verdict, cluster.description, audit);
     await write(opts.outDir, 'reliability-results.json', JSON.stringify(results), 'json');
     const previous = path.join(opts.outDir, 'RELIABILITY.md');
     const kept = keptSections(fs.existsSync(previous) ? fs.readFileSync(previous, 'utf8') : undefined);
@@ -113,7 +116,10 @@ async function main(): Promise<number> {
     log(
       `turns lost ${z.turnsLost}, tool effects duplicated ${z.effectsDuplicated} (missing ${verdict.effectsMissing}), decisions lost ${z.decisionsLost}, usage mismatches ${z.usageMismatches}`,
     );
-    for (const p of verdict.problems) log(`problem: ${p}`);
+    log(
+      `audit: ${audit.auditDecided} decisions listed, ${audit.soakApplied} taken; ${audit.auditExpired} expiries listed, ${audit.soakExpired} let expire; ${audit.refusedInHistory} refused attempts in history of ${audit.soakRefused} refused; chain ${audit.verified ? 'verifies' : 'BROKEN'}, a changed row ${audit.tamperCaught ? 'caught' : 'NOT caught'}`,
+    );
+    for (const p of [...verdict.problems, ...audit.problems]) log(`problem: ${p}`);
     return failed(results) ? 1 : 0;
   } finally {
     // Turns given up on may still have a long poll open; closing the channel under it throws from inside

@@ -4,6 +4,29 @@ import type { ReliabilityResults } from './results';
 
 const ms = (s: Summary | undefined, p: 'p50' | 'p99') => (s && Number.isFinite(s[p]) ? `${Math.round(s[p])} ms` : '—');
 
+/** The audit export held against the soak's decisions (issue 37). */
+function auditLines(r: ReliabilityResults): string[] {
+  const a = r.audit;
+  if (!a) return [];
+  return [
+    '## Audit',
+    '',
+    `\`tiller audit\` of every turn (soak-audit.jsonl beside the results): ${Object.entries(a.rows)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}.`,
+    '',
+    '| Check | Audit | Soak |',
+    '| --- | --: | --: |',
+    `| Decisions that took effect (same turn, call, verdict, approver, channel) | ${a.auditDecided} | ${a.soakApplied} |`,
+    `| Calls left to expire | ${a.auditExpired} | ${a.soakExpired} |`,
+    `| Refused attempts | ${a.refusedInHistory} in history | ${a.soakRefused} refused |`,
+    '',
+    `A refused attempt is in history when the workflow refused it after accepting it (a signal, or an update that passed its validator); an update its validator refused leaves no trace in any history (Temporal records no rejected update), so the audit cannot list it. Chain ${a.verified ? 'verifies' : 'does not verify'}; a changed row ${a.tamperCaught ? 'is caught' : 'is not caught'} by \`verify\`.`,
+    '',
+    ...(a.problems.length ? ['Disagreements:', '', ...a.problems.map((p) => `- ${p}`), ''] : []),
+  ];
+}
+
 export function renderMarkdown(r: ReliabilityResults): string {
   const m = r.machine;
   const v = r.verdict;
@@ -46,6 +69,7 @@ export function renderMarkdown(r: ReliabilityResults): string {
     '',
     `Refused yet applied (an acknowledgement lost to a fault, its retry told “not pending”): ${v.decisionsAppliedUnacknowledged}. Races send two opposite decisions at once: one is applied, the other refused.`,
     '',
+    ...auditLines(r),
     '## Faults and recovery',
     '',
     'Down: from the kill (or the outage’s start) until the process answered again. Recovery: from then until a fresh canary turn completed.',

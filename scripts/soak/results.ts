@@ -1,6 +1,7 @@
 /** The figures a soak writes (reliability-results.json), built from one run and its verdict. */
 import { summarize, type Summary } from '../bench/stats';
 import type { MachineInfo } from '../bench/machine';
+import type { AuditReconciliation } from './audit-check';
 import type { Verdict } from './checks';
 import type { FaultKind, FaultRun } from './faults';
 import type { SoakOptions } from './options';
@@ -25,6 +26,8 @@ export interface ReliabilityResults {
   seconds: number;
   zeros: Pick<Verdict, 'turnsLost' | 'effectsDuplicated' | 'decisionsLost' | 'usageMismatches'>;
   verdict: Verdict;
+  /** The audit export of every turn, held against the decisions the soak sent (issue 37). */
+  audit?: AuditReconciliation;
   faults: Partial<Record<FaultKind, FaultFigures>>;
   faultRuns: FaultRun[];
   modelRequests: SoakRun['modelCounts'];
@@ -54,6 +57,7 @@ export function buildResults(
   run: SoakRun,
   verdict: Verdict,
   targetDescription: string,
+  audit?: AuditReconciliation,
 ): ReliabilityResults {
   const { outDir: _outDir, target, ...options } = opts;
   return {
@@ -69,6 +73,7 @@ export function buildResults(
       usageMismatches: verdict.usageMismatches,
     },
     verdict,
+    ...(audit && { audit }),
     faults: byKind(run.faults),
     faultRuns: run.faults,
     modelRequests: run.modelCounts,
@@ -76,7 +81,9 @@ export function buildResults(
   };
 }
 
-/** Non-zero when anything was lost, duplicated, missing or mismatched. */
+/** Non-zero when anything was lost, duplicated, missing or mismatched, or the audit disagrees. */
 export function failed(r: ReliabilityResults): boolean {
-  return Object.values(r.zeros).some((n) => n !== 0) || r.verdict.effectsMissing !== 0;
+  return (
+    Object.values(r.zeros).some((n) => n !== 0) || r.verdict.effectsMissing !== 0 || (r.audit?.problems.length ?? 0) > 0
+  );
 }

@@ -2,7 +2,8 @@
  * Which channel a decision came through, from what history keeps of its request: the update id (the
  * gateway's and Slack's are `gateway:…` and `slack:…`), the approver (`webhook:…` from the gateway's
  * webhooks), and the client's identity — `tiller-cli:…` and `tiller-gateway:…` (set by Tiller's own
- * clients, {@link channelIdentity}), the Temporal CLI's and UI's own, else an SDK's (`pid@host`). Pure.
+ * clients, {@link channelIdentity}), the Temporal CLI's own, none (the Temporal UI sends no identity),
+ * else an SDK's (`pid@host`). Pure.
  */
 
 /** Where a decision came from. */
@@ -22,5 +23,8 @@ export function channelOf(m: { updateId?: string; identity?: string; approver?: 
   if (id.startsWith('tiller-cli:')) return 'cli';
   if (/^temporal-cli|tctl/i.test(id)) return 'temporal-cli';
   if (/web-?ui|temporal-ui/i.test(id)) return 'ui';
+  // The Temporal UI's requests carry no identity (its signal form sends none; so does a bare call of the
+  // HTTP API); every SDK and the Temporal CLI name themselves. `undefined`: no request was found.
+  if (m.identity === '') return 'ui';
   return 'sdk';
 }

@@ -19,7 +19,7 @@ export interface DecideMessage {
   kind: 'update' | 'signal';
   /** The update's id (plaintext in history: the gateway and Slack use `gateway:` and `slack:` ids). */
   updateId?: string;
-  /** The sending client's identity (`pid@host` by default; the Temporal CLI and UI name themselves). */
+  /** The sending client's identity (`pid@host` by default; the Temporal CLI names itself; the UI sends none: ''). */
   identity?: string;
   /** The decision as sent (undefined when unreadable). */
   args: unknown;
@@ -141,7 +141,8 @@ export async function decodeTurnHistory(
       const message: DecideMessage = {
         kind: 'update',
         ...(meta?.updateId && { updateId: meta.updateId }),
-        ...(meta?.identity && { identity: meta.identity }),
+        // Kept when empty: the Temporal UI sends none (src/audit/channel.ts).
+        identity: meta?.identity ?? '',
         args: await first(accepted.acceptedRequest.input.args),
         ...(iso(e.eventTime) !== undefined && { at: iso(e.eventTime) }),
       };
@@ -159,7 +160,7 @@ export async function decodeTurnHistory(
     if (signal?.signalName === DECIDE_MESSAGE) {
       out.decides.push({
         kind: 'signal',
-        ...(signal.identity && { identity: signal.identity }),
+        identity: signal.identity ?? '',
         args: await first(signal.input),
         ...(iso(e.eventTime) !== undefined && { at: iso(e.eventTime) }),
       });

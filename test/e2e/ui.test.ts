@@ -4,6 +4,8 @@
  * for approval. Headless Chromium (Debian's package, see test/support/browser.ts) filters the
  * workflow list with `TillerStatus="awaiting_approval"`, finds only the waiting turn, opens it and
  * reads its current details (what waits, and the commands to decide it), then runs the `state` query.
+ * Then a decision sent through the UI server's signal route, as its "Send a Signal" form sends it,
+ * denies the turn, and `tiller audit` names the UI as the channel.
  *
  * Screenshots land in test-artifacts/ui/. The workflow page one is also the picture in docs/deciding.md,
  * docs/ui-inbox.png: written when missing, or refreshed with TILLER_UPDATE_SCREENSHOTS=1 (so a test
@@ -16,6 +18,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
+import { auditTrail } from '../../src/audit';
 import { TillerClient } from '../../src/client';
 import { freePort, startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
@@ -170,4 +173,43 @@ test('a person finds the waiting turn in the Temporal UI and reads what it waits
   await page.getByText('"awaiting_approval"').first().waitFor();
   await screenshot(page, 'inbox-query');
   await page.close();
+});
+
+test('a decision sent from the Temporal UI decides the turn, and the audit names the UI as its channel', async () => {
+  const paused = await waitForState(tiller, waitingId, awaitingApproval);
+  const call = paused.pendingApprovals[0]!;
+  const page = await browser!.context.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.goto(`${uiUrl}/namespaces/default/workflows/${waitingId}`);
+  // The request the UI's "Send a Signal" form makes (temporalio/ui's signalWorkflow): the UI server's
+  // signal route, JSON payloads in base64, the CSRF cookie echoed in its header.
+  const decision = { id: call.id, approved: false, approver: 'ui-person', reason: 'not from the inbox' };
+  const status = await page.evaluate(
+    async ({ workflowId, input }) => {
+      const b64 = (s: string) => btoa(unescape(encodeURIComponent(s)));
+      const csrf = /(?:^|; )_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const res = await fetch(`/api/v1/namespaces/default/workflows/${encodeURIComponent(workflowId)}/signal/decide`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
+        body: JSON.stringify({
+          signalName: 'decide',
+          workflowExecution: { workflowId },
+          input: { payloads: [{ metadata: { encoding: b64('json/plain') }, data: b64(input) }] },
+        }),
+      });
+      return res.status;
+    },
+    { workflowId: waitingId, input: JSON.stringify(decision) },
+  );
+  await page.close();
+  expect(status).toBe(200);
+  const result = await tiller.result(waitingId);
+  expect(result.toolCalls.find((c) => c.id === call.id)).toMatchObject({
+    status: 'denied',
+    decision: { approved: false, approver: 'ui-person', via: 'signal' },
+  });
+  const rows = await auditTrail({ client: tiller.temporal, turns: { turnIds: [waitingId] } });
+  expect(rows).toEqual([
+    expect.objectContaining({ outcome: 'denied', approver: 'ui-person', channel: 'ui', via: 'signal' }),
+  ]);
 });

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
+import { auditTrail } from '../../src/audit';
 import { TillerClient } from '../../src/client';
 import type { Decision } from '../../src/core/schemas';
 import type { TurnState } from '../../src/core/state';
@@ -245,6 +246,11 @@ test('Approve: Slack is answered at once, the mapped approver decides, the messa
   expect(textOf(updated)).toContain('[redacted]');
   expect(updated.text).toBe('Approved by alice: delete_file (clerk)');
   await recordFixture(h.client, turnId, 'slack-approved');
+  // The audit trail names the channel from what history keeps: Slack's update id (`slack:…`).
+  const rows = await auditTrail({ client: h.client, turns: { turnIds: [turnId] } });
+  expect(rows).toEqual([
+    expect.objectContaining({ outcome: 'approved', approver: 'alice', channel: 'slack', via: 'update' }),
+  ]);
 });
 
 test('Deny opens a modal asking for the reason; its submission denies with it', async () => {
