@@ -187,7 +187,8 @@ test('a decision sent from the Temporal UI decides the turn, and the audit names
   const status = await page.evaluate(
     async ({ workflowId, input }) => {
       const b64 = (s: string) => btoa(unescape(encodeURIComponent(s)));
-      const csrf = /(?:^|; )_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const { cookie } = (globalThis as unknown as { document: { cookie: string } }).document;
+      const csrf = /(?:^|; )_csrf=([^;]*)/.exec(cookie)?.[1] ?? '';
       const res = await fetch(`/api/v1/namespaces/default/workflows/${encodeURIComponent(workflowId)}/signal/decide`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
