@@ -81,10 +81,10 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The web inbox's script runs in the browser as a classic script (served by src/gateway/inbox).
+    // The web inbox's script runs in the browser as ES modules (served by src/gateway/inbox).
     files: ['src/gateway/inbox/**/*.js'],
     languageOptions: {
-      sourceType: 'script',
+      sourceType: 'module',
       globals: Object.fromEntries(browserGlobals.map((name) => [name, 'readonly'])),
     },
   },

@@ -130,6 +130,15 @@ test('a person logs in, sees the waiting call, denies it with a reason and watch
     decision: { approved: false, approver: 'alice', reason: 'keep my notes' },
   });
   expect(fs.existsSync(path.join(h.workspace, 'notes.txt'))).toBe(true);
+
+  // Logging out forgets the token: the login form again, also after a reload.
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('Access token').waitFor();
+  expect(await page.locator('#app').isHidden()).toBe(true);
+  expect(await page.getByTestId('who').textContent()).toBe('');
+  await page.reload();
+  await page.getByLabel('Access token').waitFor();
+  expect(await page.locator('#app').isHidden()).toBe(true);
   expect(problems).toEqual([]);
   await page.close();
 });

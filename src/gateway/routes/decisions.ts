@@ -19,18 +19,19 @@ export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): 
     if (body.args !== undefined && !canSeeArgs(identity)) {
       throw new HttpError(403, `${identity.name} may not edit arguments: that needs the args right`);
     }
-    // Refuse an approver outside the gate here, so that nothing is written to the turn; the workflow
-    // enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
-    const summary = await calls.readSummaryChecked(turnId).catch((err: unknown) => calls.closedOrMissing(turnId, err));
-    const waiting = summary.pendingApprovals.find((p) => p.id === body.id);
-    if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
-      throw new HttpError(
-        403,
-        `${identity.name} may not decide ${waiting.tool}; allowed: ${describeApprovers(waiting.approvers ?? [])}`,
-      );
-    }
     const updateId = updateIdOf(req, identity);
-    return calls.decide(turnId, { ...body, approver: identity.name, approverGroups: identity.groups }, updateId);
+    const decision = { ...body, approver: identity.name, approverGroups: identity.groups };
+    // Refuse an approver outside the gate before the update, so that nothing is written to the turn; the
+    // workflow enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
+    return calls.decide(turnId, decision, updateId, (summary) => {
+      const waiting = summary.pendingApprovals.find((p) => p.id === body.id);
+      if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
+        throw new HttpError(
+          403,
+          `${identity.name} may not decide ${waiting.tool}; allowed: ${describeApprovers(waiting.approvers ?? [])}`,
+        );
+      }
+    });
   });
 }
 

@@ -1,9 +1,10 @@
 /**
  * The routes' calls to Temporal. Each has a deadline and is tracked, so that closing the gateway
  * waits for them (none outlives it). A read or a decision first checks that a worker polls the
- * turn's task queue: without one it would wait out its deadline, so it gets a 503 at once.
+ * turn's task queue: without one it would wait out its deadline, so it gets a 503 at once. A
+ * decision describes the turn once: that check's description also tells whether it has ended.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { hasWorker, noWorkerMessage, turnVisibility } from '../../client/workers';
 import type { EventsPage, TurnSummary } from '../../core/reads';
 import type { Decision, RecordedDecision } from '../../core/schemas';
@@ -63,12 +64,6 @@ export class TurnCalls {
     return this.withDeadline(this.deps.queryTimeoutMs, () => this.deps.tiller.summary(turnId));
   }
 
-  /** The `summary` query, after the worker check. */
-  async readSummaryChecked(turnId: string): Promise<TurnSummary> {
-    await this.requireWorker(turnId);
-    return this.readSummary(turnId);
-  }
-
   /** The events after `afterSeq` (the `events` query). */
   readEvents(turnId: string, afterSeq: number): Promise<EventsPage> {
     return this.withDeadline(this.deps.queryTimeoutMs, () => this.deps.tiller.events(turnId, { afterSeq }));
@@ -80,38 +75,61 @@ export class TurnCalls {
     return this.readEvents(turnId, afterSeq);
   }
 
-  /** 503 at once, with what visibility knows, when no worker polls the turn's task queue. */
-  async requireWorker(turnId: string): Promise<void> {
+  /**
+   * 503 at once, with what visibility knows, when no worker polls the turn's task queue; else the
+   * turn's description (the describe the check made).
+   */
+  async requireWorker(turnId: string): Promise<WorkflowExecutionDescription> {
     const { tiller, queryTimeoutMs } = this.deps;
     const d = await this.withDeadline(queryTimeoutMs, () => tiller.handle(turnId).describe()).catch((err: unknown) => {
       throw toHttpError(err, `turn ${turnId}`);
     });
-    if (Date.now() - (this.workerSeen.get(d.taskQueue) ?? 0) < WORKER_SEEN_MS) return;
+    if (Date.now() - (this.workerSeen.get(d.taskQueue) ?? 0) < WORKER_SEEN_MS) return d;
     if (await this.withDeadline(queryTimeoutMs, () => hasWorker(tiller.temporal, d.taskQueue))) {
       this.workerSeen.set(d.taskQueue, Date.now());
-      return;
+      return d;
     }
     throw new HttpError(503, noWorkerMessage(d.taskQueue), { turn: turnVisibility(d) });
   }
 
-  /** Sends a decision (the `decide` update) and wakes the turn's event streams. */
-  async decide(turnId: string, decision: Decision, updateId?: string): Promise<RecordedDecision> {
+  /**
+   * Sends a decision (the `decide` update) after the worker check, and wakes the turn's event streams.
+   * `gate`, when given, sees the turn's summary (the `summary` query) first and may refuse by throwing:
+   * then nothing is sent and no stream is woken.
+   */
+  async decide(
+    turnId: string,
+    decision: Decision,
+    updateId?: string,
+    gate?: (summary: TurnSummary) => void,
+  ): Promise<RecordedDecision> {
+    let status: string | undefined;
+    let wake = gate === undefined;
     try {
-      await this.requireWorker(turnId);
+      status = (await this.requireWorker(turnId)).status.name;
+      if (gate) {
+        gate(await this.readSummary(turnId));
+        wake = true;
+      }
       return await this.withDeadline(this.deps.decideTimeoutMs, () =>
         this.deps.tiller.decide(turnId, decision, updateId),
       );
     } catch (err) {
-      return this.closedOrMissing(turnId, err);
+      return this.closedOrMissing(turnId, err, status);
     } finally {
-      this.deps.nudges.nudge(turnId);
+      if (wake) this.deps.nudges.nudge(turnId);
     }
   }
 
-  /** A decision the workflow refused because the turn has closed reads as 409, not 404. */
-  async closedOrMissing(turnId: string, err: unknown): Promise<never> {
+  /**
+   * A decision the workflow refused because the turn has closed reads as 409, not 404. `described` is
+   * the workflow status a describe just gave, if any: a closed one is the answer (it stays closed), a
+   * running one may have closed since, so the turn is described again.
+   */
+  async closedOrMissing(turnId: string, err: unknown, described?: string): Promise<never> {
     if (err instanceof WorkflowNotFoundError) {
-      const status = await this.describeStatus(turnId).catch(() => undefined);
+      const closed = described !== undefined && described !== 'RUNNING';
+      const status = closed ? described : await this.describeStatus(turnId).catch(() => undefined);
       if (status && status !== 'RUNNING') {
         throw new HttpError(409, `turn ${turnId} has ended (${status.toLowerCase()}): nothing is pending`);
       }

@@ -1,0 +1,66 @@
+/** Waiting for the frontend, then the namespace and Tiller's search attributes on it. */
+import { Connection, type ConnectionOptions } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { ensureSearchAttributes } from '../../src/setup';
+
+export async function waitForFrontend(options: ConnectionOptions): Promise<Connection> {
+  const { address } = options;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ ...options, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return connection;
+      } catch (err) {
+        await connection.close();
+        throw err;
+      }
+    } catch (err) {
+      if (Date.now() > deadline)
+        throw new Error(`the frontend at ${address} did not answer: ${(err as Error).message}`, { cause: err });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+export async function setupNamespace(
+  connection: Connection,
+  namespace: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  const retry = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  await retry('namespace', async () => {
+    try {
+      await connection.workflowService.describeNamespace({ namespace });
+    } catch {
+      // Same retention as docker-compose.yml's temporal-setup job (168h).
+      await connection.workflowService
+        .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('168h') })
+        .catch((err: { code?: number }) => {
+          if (err.code !== 6) throw err; // ALREADY_EXISTS
+        });
+      await connection.workflowService.describeNamespace({ namespace });
+    }
+  });
+  // A namespace just created may answer "not found" to the operator service for a moment.
+  await retry('search attributes', async () => {
+    const outcome = await ensureSearchAttributes(connection, namespace);
+    if (outcome.type !== 'registered') throw new Error(outcome.reason);
+    const listed = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !(n in (listed.customAttributes ?? {})));
+    if (missing.length) throw new Error(`not visible yet: ${missing.join(', ')}`);
+  });
+  log(`namespace ${namespace}: Tiller's search attributes registered`);
+}
