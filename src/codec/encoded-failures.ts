@@ -1,9 +1,9 @@
 /**
  * Where the failure converters (./failures encoding, ./well-formed-failures plain) live, for
  * `DataConverter.failureConverterPath` and `bundleWorkflowCode`, and whether a prebuilt workflow bundle
- * contains the encoding one. Workflow-side failures are
- * converted inside the bundle: a bundle built without the converter keeps their messages in plaintext
- * whatever the worker's data converter says, so an encrypting worker refuses such a bundle.
+ * contains the encoding one. Workflow-side failures are converted inside the bundle: a bundle built
+ * without the converter keeps their messages in plaintext whatever the worker's data converter says, so
+ * an encrypting worker refuses such a bundle.
  */
 import fs from 'node:fs';
 import type { DataConverter } from '@temporalio/common';

@@ -1,7 +1,8 @@
 /**
- * Failures the worker sends back with every string well-formed, and bounded. The worker hands its completions to
- * Temporal's core as protobuf, and the core refuses a string that is not valid UTF-8: one lone UTF-16
- * surrogate in an error's message (a tool that echoes a hostile argument, a model's tool name, a clip
+ * Failures the worker sends back with every string well-formed, and bounded. The worker hands its
+ * completions to Temporal's core as protobuf, and the core refuses a string that is not valid UTF-8 (under
+ * 40 characters protobufjs writes a lone UTF-16 surrogate as bytes that are not UTF-8): one lone surrogate
+ * in an error's message (a tool that echoes a hostile argument, a model's tool name, a clip
  * between the halves of a pair) fails the whole completion and stops the worker ("Cannot decode
  * Completion … InvalidString"), and with it every turn it polls for. This converter replaces each lone
  * surrogate with U+FFFD in every string of the failure (message, stack, type, cause …), once, where all

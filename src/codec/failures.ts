@@ -6,9 +6,8 @@
  *
  * Loaded in the workflow sandbox (workflow-side failures: update refusals, a failed turn) as well as in
  * Node (activity failures), so it imports nothing but `@temporalio/common` (through ./failure-strings,
- * which also makes every string of the failure well-formed). Decoding needs no special
- * converter: every SDK's default reads `encodedAttributes` back, so old histories (plain messages) and new
- * ones read alike.
+ * which also makes every string of the failure well-formed). Decoding needs no special converter: every
+ * SDK's default reads `encodedAttributes` back, so old histories (plain messages) and new ones read alike.
  */
 import { WellFormedFailureConverter } from './failure-strings';
 

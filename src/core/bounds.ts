@@ -59,7 +59,6 @@ function isReceipt(r: unknown): r is Receipt {
   return json !== undefined && json.length <= BOUNDS.receiptChars;
 }
 
-/** `text` cut to `max` characters with a marker that says how long it was. */
 /**
  * `text` with every lone UTF-16 surrogate replaced by U+FFFD: a string that encodes as UTF-8. A lone
  * surrogate (from a hostile id, or a clip between the halves of a pair) in a failure the worker sends
@@ -69,6 +68,7 @@ export function wellFormed(text: string): string {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
+/** `text` cut to `max` characters with a marker that says how long it was. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const marker = `…[clipped by Tiller: ${text.length} characters]`;
