@@ -63,6 +63,7 @@ async function main(): Promise<number> {
   const runId = `r${Date.now().toString(36)}`;
   const cluster = await openTarget(opts.target, cli, {
     workers: opts.workers,
+    ...(opts.port !== undefined && { port: opts.port }),
     gateway: true,
     workerCommand: {
       command: process.execPath,

@@ -20,9 +20,11 @@ export interface SoakOptions {
   /** A turn not finished this long after its start counts as lost. */
   turnDeadlineMs: number;
   outDir: string;
+  /** The cluster's frontend port (its other ports follow it); the cluster's default when absent. */
+  port?: number;
 }
 
-const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--rounds N] [--out DIR]
+const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--burst N] [--workers N] [--rounds N] [--out DIR] [--port N]
 
   --quick          CI size (~24 turns + bursts, ≤ ~9 min: one fault is a 3-minute model outage); writes to test-artifacts/soak/ unless --out
   --target         dev: a local dev server (SQLite) · cluster: the production shape (default)
@@ -30,7 +32,9 @@ const HELP = `npm run soak -- [--quick] [--target dev|cluster] [--turns N] [--bu
   --burst N        turns started as each fault begins (quick 3, full 10)
   --workers N      Tiller workers (default 3)
   --rounds N       times the fault schedule runs (quick 1, full 3)
-  --out DIR        where RELIABILITY.md and reliability-results.json go (full run: the repository root)`;
+  --out DIR        where RELIABILITY.md and reliability-results.json go (full run: the repository root)
+  --port N         the cluster's frontend port, its other ports offset with it (default 7233), so a soak
+                   can run beside another cluster (with TILLER_CLUSTER_DIR set to a directory of its own)`;
 
 export function parseOptions(argv: string[]): SoakOptions {
   const args = [...argv];
@@ -55,6 +59,10 @@ export function parseOptions(argv: string[]): SoakOptions {
     return n;
   };
   const out = flag('--out');
+  const port = flag('--port');
+  // PostgreSQL's port moves with it (55432 + the offset from 7233): at most 17336 keeps it a port.
+  if (port !== undefined && !(Number.isInteger(Number(port)) && Number(port) >= 2000 && Number(port) <= 17336))
+    throw new Error('--port takes a port between 2000 and 17336 (the other ports are offset with it)');
   const opts: SoakOptions = {
     quick,
     target,
@@ -68,6 +76,7 @@ export function parseOptions(argv: string[]): SoakOptions {
     // A turn started as the long outage begins waits out its three minutes before it can end.
     turnDeadlineMs: 180_000 + (quick ? 150_000 : 300_000),
     outDir: path.resolve(out ?? (quick ? path.join(ROOT, 'test-artifacts/soak') : ROOT)),
+    ...(port !== undefined && { port: Number(port) }),
   };
   const unknown = args.filter((a) => a !== '--quick');
   if (unknown.length) throw new Error(`unknown arguments: ${unknown.join(' ')} (see --help)`);
