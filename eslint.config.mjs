@@ -25,7 +25,7 @@ export default tseslint.config(
       'test-artifacts/**',
       'workspace/**',
       'test/fixtures/bundles/**',
-      'bench/peer/node_modules/**',
+      'scripts/bench/peer/node_modules/**',
       'docs/api/**',
     ],
   },

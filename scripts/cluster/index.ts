@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { ensureSearchAttributes } from '../../src/setup';
-import { SEARCH_ATTRIBUTES } from '../../src/contract';
-import { temporalSettings } from '../../src/config';
+import { ensureSearchAttributes } from '../../src/worker/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../src/core/contract';
+import { temporalSettings } from '../../src/client/connect';
 import { ensureServerBinaries, type ServerBinaries } from './binaries';
 import { readCompose, ROOT, type ComposeShape } from './compose';
 import { databasePassword, DB_USER, prepareDatabase } from './database';
@@ -166,7 +166,7 @@ function serverSpecs(
 
 /**
  * What a client of this cluster sets to connect as `profile` (ours read it through Temporal's envconfig,
- * src/config.ts): the address, namespace and task queue, and on the secured cluster the TOML file and
+ * src/client/connect.ts): the address, namespace and task queue, and on the secured cluster the TOML file and
  * the profile (TLS files and the role's token).
  */
 function clientEnv(state: ClusterState, profile: Role): Record<string, string> {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentDefinition } from '../agents/define';
 import { handoffsOf, type HandoffDefinition } from '../agents/handoffs';
-import { conversationQuery } from '../contract';
+import { conversationQuery } from '../core/contract';
 import { BOUNDS, clip, jsonBytes } from '../core/bounds';
 import { resolveConversation } from '../core/conversation';
 import { FailureType } from '../core/failures';

@@ -10,7 +10,7 @@ import {
   DECIDE_DESCRIPTION,
   turnProgressSignal,
   TURN_PROGRESS_DESCRIPTION,
-} from '../contract';
+} from '../core/contract';
 import { FailureType, rejection } from '../core/failures';
 import type { AgentSpec } from '../core/spec';
 import type { ApprovalDesk } from './approvals';

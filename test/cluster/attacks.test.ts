@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import type { TurnEvent } from '../../src/core/events';
 import { CLUSTER_DIR, clusterPorts, readState } from '../../scripts/cluster/index';
 import { issueCertificate, securityFiles } from '../../scripts/cluster/security';

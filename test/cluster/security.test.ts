@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import type { TurnEvent } from '../../src/core/events';
 import { CLUSTER_DIR } from '../../scripts/cluster/index';
 import { issueClientCertificate, securityFiles } from '../../scripts/cluster/security';

@@ -12,7 +12,7 @@ import { bundle, useHarness, waitForState } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import { DecisionRejectedError } from '../../src/client';
 import { subAgentTurnId } from '../../src/core/subagents';
-import { turnProgressSignal } from '../../src/contract';
+import { turnProgressSignal } from '../../src/core/contract';
 import { scriptByInstructions, type ScriptStep } from '../../src/testing/scripted-model';
 
 const h = useHarness();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { encryptedBundlePath, tracedBundlePath } from '../../src/cli/worker';
-import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { SEARCH_ATTRIBUTES } from '../../src/core/contract';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
 import { interpolate, readCompose } from '../../scripts/cluster/compose';
 
@@ -16,12 +16,12 @@ const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 /**
- * Every environment variable Tiller reads, by where it is read — src/config.ts (with
+ * Every environment variable Tiller reads, by where it is read — src/client/connect.ts and src/worker/model-env.ts (with
  * @temporalio/envconfig: the TEMPORAL_* connection variables), docs/configuration.md,
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
  * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
- * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
+ * (TILLER_METRICS_ADDRESS), src/worker/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
  * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with docs/configuration.md
  * (test/unit/configuration.test.ts checks that page against the code) when a variable is added: the
  * worker's and the gateway's env must be subsets of it.

@@ -1,7 +1,7 @@
 /**
  * The module graph of src/: no import cycles (type-only imports count: they couple modules too), and
  * the layers that run in different places do not reach into each other — workflow code and worker
- * code meet only in src/contract, and the pure core imports neither.
+ * code meet only in src/core/contract, and the pure core imports neither.
  */
 import path from 'node:path';
 import { cycles, importGraph, SRC } from '../support/import-graph';

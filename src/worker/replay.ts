@@ -10,9 +10,9 @@ import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { dataConverterFromEnv } from './codec/encryption';
-import { withPayloadGuard } from './codec/guard';
-import { workflowsPath as currentWorkflowsPath } from './worker';
+import { dataConverterFromEnv } from '../codec/encryption';
+import { withPayloadGuard } from '../codec/guard';
+import { workflowsPath as currentWorkflowsPath } from './create-worker';
 
 /** What {@link replayTurns} replays (ids or a visibility query) and against which workflow code. */
 export interface ReplayTurnsOptions {

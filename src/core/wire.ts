@@ -6,12 +6,12 @@
  *
  * @module
  */
-export * from './core/schemas';
-export { EVENT_TYPES, type TurnEvent, type TurnEventBody, type TurnEventType } from './core/events';
-export { createTurnState, eventsSince, foldEvent, type TurnState } from './core/state';
-export { FailureType, MODEL_ERRORS_NOT_RETRIED, describeFailure, turnResultOf } from './core/failures';
-export { argsDigest, canonicalJson } from './core/digest';
-export type { AgentSpec, ApprovalOutcome, ChatMessage, DurationLike, GateSpec, ToolCallContext } from './core/spec';
+export * from './schemas';
+export { EVENT_TYPES, type TurnEvent, type TurnEventBody, type TurnEventType } from './events';
+export { createTurnState, eventsSince, foldEvent, type TurnState } from './state';
+export { FailureType, MODEL_ERRORS_NOT_RETRIED, describeFailure, turnResultOf } from './failures';
+export { argsDigest, canonicalJson } from './digest';
+export type { AgentSpec, ApprovalOutcome, ChatMessage, DurationLike, GateSpec, ToolCallContext } from './spec';
 export {
   decideSignal,
   decideUpdate,

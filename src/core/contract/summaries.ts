@@ -3,7 +3,7 @@
  * in the list) and static details (markdown) of turns, sessions and sub-agents, whoever starts them —
  * a client, a session, or a parent turn. Pure text; the current details live in src/workflows/visibility.ts.
  */
-import { TEXT, tillerCommand } from '../core/hints';
+import { TEXT, tillerCommand } from '../hints';
 
 const quote = (text: string) => '> ' + text.slice(0, 1_000).replace(/\n/g, '\n> ');
 

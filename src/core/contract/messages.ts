@@ -16,10 +16,10 @@ import type {
   TurnInput,
   TurnProgress,
   TurnResult,
-} from '../core/schemas';
-import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
-import type { ConversationRequest, ConversationSnapshot } from '../core/spec';
-import type { TurnState } from '../core/state';
+} from '../schemas';
+import type { EventsPage, EventsRequest, TurnSummary } from '../reads';
+import type { ConversationRequest, ConversationSnapshot } from '../spec';
+import type { TurnState } from '../state';
 
 /** The workflow type of a turn. */
 export const WORKFLOW_TYPE_TURN = 'agentTurn';

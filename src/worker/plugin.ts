@@ -17,18 +17,18 @@
  */
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
-import { LIVE_TEXT_HEARTBEAT_MS } from './core/live-text';
-import { dataConverterFromEnv, workerCodecOptions } from './codec/encryption';
-import { assertBundleEncodesFailures, withWellFormedFailures } from './codec/encoded-failures';
-import { withPayloadGuard } from './codec/guard';
-import type { McpPool } from './mcp/pool';
-import { tracingFromEnv, tracingWorkerOptions, type Tracing } from './observability/tracing';
-import { setUpWorker, type WorkerSetupOptions } from './worker-setup';
+import { LIVE_TEXT_HEARTBEAT_MS } from '../core/live-text';
+import { dataConverterFromEnv, workerCodecOptions } from '../codec/encryption';
+import { assertBundleEncodesFailures, withWellFormedFailures } from '../codec/encoded-failures';
+import { withPayloadGuard } from '../codec/guard';
+import type { McpPool } from '../mcp/pool';
+import { tracingFromEnv, tracingWorkerOptions, type Tracing } from '../observability/tracing';
+import { setUpWorker, type WorkerSetupOptions } from './setup';
 
-export { defaultTools } from './worker-setup';
+export { defaultTools } from './setup';
 
 /** Tiller's workflows, to bundle (`bundleWorkflowCode({ workflowsPath, plugins: [tillerPlugin] })`). */
-export const workflowsPath = require.resolve('./workflows');
+export const workflowsPath = require.resolve('../workflows');
 
 /**
  * Bundle option `preloadModules` for Tiller's workflows (src/workflows/preload.ts): zod and Tiller's
@@ -37,7 +37,7 @@ export const workflowsPath = require.resolve('./workflows');
  * plugin adds it to bundles built with it; pass it to `bundleWorkflowCode` yourself for a bundle built
  * without the plugin.
  */
-export const PRELOAD_MODULES: readonly string[] = [require.resolve('./workflows/preload')];
+export const PRELOAD_MODULES: readonly string[] = [require.resolve('../workflows/preload')];
 
 /**
  * What one cached turn costs a worker, in MiB of RSS: measured by the bench as (paused − idle) ÷ cached
@@ -65,7 +65,7 @@ function workflowCacheBudget(option: number | undefined): number {
 /**
  * {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default.
  * What the worker's activities do (agents, tools, hooks, MCP servers, the model client and providers …)
- * is `WorkerSetupOptions`' (src/worker-setup); the rest is the worker's own.
+ * is `WorkerSetupOptions`' (src/worker/setup.ts); the rest is the worker's own.
  */
 export interface TillerPluginOptions extends WorkerSetupOptions {
   /**
@@ -110,7 +110,7 @@ export class TillerPlugin extends SimplePlugin {
 
   /** Throws when an agent names a tool or MCP server that is not configured, or when the env is invalid. */
   constructor(opts: TillerPluginOptions = {}) {
-    // Agents, tools, MCP servers and providers, resolved into activities in one place (src/worker-setup).
+    // Agents, tools, MCP servers and providers, resolved into activities in one place (src/worker/setup.ts).
     const { activities, mcp } = setUpWorker(opts);
     super({
       name: 'tiller',

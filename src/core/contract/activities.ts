@@ -28,7 +28,7 @@ import type {
   SummaryResponse,
   ValidateArgsRequest,
   ValidateArgsResponse,
-} from '../core/spec';
+} from '../spec';
 
 /** The activities Tiller's workflows call, as the worker registers them (`createActivities`). */
 export interface TillerActivities {

@@ -1,13 +1,13 @@
 /**
  * `createWorker`: one place where a user plugs in agents, tools and hooks. Returns a Worker on the
- * Tiller task queue with the Tiller plugin (src/plugin.ts: workflows, activities, tracing, MCP
+ * Tiller task queue with the Tiller plugin (src/worker/plugin.ts: workflows, activities, tracing, MCP
  * lifecycle) first among its plugins; `Worker.create({ plugins: [createTillerPlugin(…)] })` is the
  * same without the connection and task queue defaults (and without the search attribute check).
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { temporalSettings } from './config';
+import { temporalSettings } from '../client/connect';
 import { createTillerPlugin, type TillerPluginOptions } from './plugin';
-import { ensureSearchAttributes, type OperatorConnection } from './setup';
+import { ensureSearchAttributes, type OperatorConnection } from './search-attributes';
 
 export { defaultTools, PRELOAD_MODULES, workflowsPath } from './plugin';
 

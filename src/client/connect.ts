@@ -1,19 +1,18 @@
 /**
  * Connection settings, following Temporal's own conventions: `TEMPORAL_ADDRESS`,
  * `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*` and `TEMPORAL_PROFILE` /
- * `TEMPORAL_CONFIG_FILE` profiles, all through `@temporalio/envconfig`. Plus Tiller's own
- * `TILLER_TASK_QUEUE`, `TILLER_MODEL` and `TILLER_MODEL_API`.
+ * `TEMPORAL_CONFIG_FILE` profiles, all through `@temporalio/envconfig`, plus Tiller's own
+ * `TILLER_TASK_QUEUE`; and `connectClient`, a Temporal client for them. The worker reads the same settings
+ * (its model's settings, `TILLER_MODEL` and `TILLER_MODEL_API`, are in src/worker/model-env.ts).
  */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { decideHeadersInterceptor, tokenIdentity } from './client/caller';
-import { dataConverterFromEnv } from './codec/encryption';
-import type { ModelApi } from './core/spec';
+import { decideHeadersInterceptor, tokenIdentity } from './caller';
+import { dataConverterFromEnv } from '../codec/encryption';
 
 /** The task queue of workers and clients when `TILLER_TASK_QUEUE` is not set. */
 export const DEFAULT_TASK_QUEUE = 'tiller';
-export const DEFAULT_MODEL = 'gpt-4o-mini';
 
 export interface TemporalSettings {
   connectionOptions: NativeConnectionOptions & ConnectionOptions;
@@ -36,18 +35,6 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
     namespace: loaded.namespace ?? 'default',
     taskQueue: env.TILLER_TASK_QUEUE || DEFAULT_TASK_QUEUE,
   };
-}
-
-export function defaultModel(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TILLER_MODEL || DEFAULT_MODEL;
-}
-
-/** `TILLER_MODEL_API`: the API the default model client speaks (`chat` or `responses`); anything else is refused. */
-export function modelApiFromEnv(env: NodeJS.ProcessEnv = process.env): ModelApi | undefined {
-  const api = env.TILLER_MODEL_API?.trim();
-  if (!api) return undefined;
-  if (api === 'chat' || api === 'responses') return api;
-  throw new Error(`TILLER_MODEL_API must be chat or responses (not ${JSON.stringify(api.slice(0, 40))})`);
 }
 
 /**

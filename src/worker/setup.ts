@@ -2,7 +2,7 @@
  * From the plugin's options to the activities a worker runs, resolved once and top-down: the options
  * (each given, else from the env, else Tiller's default) → the agents, checked against → the tools, the
  * MCP servers and the model providers → the activities built from all of them. `createTillerPlugin`
- * (src/plugin.ts) calls `setUpWorker` and nothing below it; nothing below imports this folder or the
+ * (src/worker/plugin.ts) calls `setUpWorker` and nothing below it; nothing below imports this module or the
  * plugin back (test/unit/options-path.test.ts). See docs/architecture.md, "The worker's options".
  */
 import type OpenAI from 'openai';
@@ -12,8 +12,8 @@ import { providerClients, providersFromEnv, type ProviderConfig } from '../activ
 import { assistant } from '../agents/assistant';
 import type { AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
-import { defaultModel, modelApiFromEnv } from '../config';
-import type { TillerActivities } from '../contract';
+import { defaultModel, modelApiFromEnv } from './model-env';
+import type { TillerActivities } from '../core/contract';
 import type { ModelApi } from '../core/spec';
 import type { McpServerConfig } from '../mcp/config';
 import { McpPool } from '../mcp/pool';
@@ -29,7 +29,7 @@ export function defaultTools(): ToolDefinition<any>[] {
 
 /**
  * The options that say what a worker's activities do: each defaults to the environment, then to
- * Tiller's default. `TillerPluginOptions` (src/plugin.ts) extends them with the worker's own.
+ * Tiller's default. `TillerPluginOptions` (src/worker/plugin.ts) extends them with the worker's own.
  */
 export interface WorkerSetupOptions {
   /** Defaults to the demo agent `assistant`. */

@@ -1,7 +1,7 @@
 /** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from './contract';
+import { SEARCH_ATTRIBUTES } from '../core/contract';
 
 // gRPC status codes (avoids a direct dependency on @grpc/grpc-js for two numbers).
 const PERMISSION_DENIED = 7;
