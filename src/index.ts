@@ -39,7 +39,7 @@ export { TillerClient, DecisionRejectedError, type StartTurnOptions, type Pendin
 export { connectClient } from './client/connect';
 export { Decision, TurnInput, TurnResult } from './core/schemas';
 export type { TurnState } from './core/state';
-export type { TurnEvent } from './core/events';
+export type { TurnEvent } from './core/state/events';
 export { FailureType, describeFailure } from './core/failures';
 export { replayTurns, type ReplayTurnsOptions, type ReplayOutcome } from './worker/replay';
 export { slackApprovals, type SlackApprovalsOptions } from './slack';

@@ -4,7 +4,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { DecisionRejectedError, TERMINAL_STATUSES, type TillerClient } from '../client';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import type { TurnResult } from '../core/schemas';
 import type { TemporalSettings } from '../client/connect';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';

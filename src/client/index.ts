@@ -9,7 +9,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { connectClient, temporalSettings, type TemporalSettings } from './connect';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import type { LiveTextEvent, ModelActivitySnapshot } from '../core/live-text';
 import type {
   Decision,

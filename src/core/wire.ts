@@ -7,7 +7,7 @@
  * @module
  */
 export * from './schemas';
-export { EVENT_TYPES, type TurnEvent, type TurnEventBody, type TurnEventType } from './events';
+export { EVENT_TYPES, type TurnEvent, type TurnEventBody, type TurnEventType } from './state/events';
 export { createTurnState, eventsSince, foldEvent, type TurnState } from './state';
 export { FailureType, MODEL_ERRORS_NOT_RETRIED, describeFailure, turnResultOf } from './failures';
 export { argsDigest, canonicalJson } from './digest';

@@ -17,7 +17,7 @@
  * `MODEL_CALLED` / `TURN_COMPLETED` events. While a call streams the gateway looks every 50 ms.
  */
 import type { ServerResponse } from 'node:http';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type { EventsPage } from '../core/reads';
 import type { TurnStatus } from '../core/schemas';

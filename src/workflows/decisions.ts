@@ -13,7 +13,7 @@ import {
 } from '../core/contract';
 import { FailureType, rejection } from '../core/failures';
 import type { AgentSpec } from '../core/spec';
-import type { ApprovalDesk } from './approvals';
+import type { ApprovalDesk } from './desk/approvals';
 import type { SubAgents } from './subagents';
 
 /** `spec()`: the agent once resolved (whether it takes decisions by signal). */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TillerClient } from '../../src/client';
 import { temporalSettings } from '../../src/client/connect';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { CLUSTER_DIR, clusterPorts, readState } from '../../scripts/cluster/index';
 import { issueCertificate, securityFiles } from '../../scripts/cluster/security';
 import { attacks, callHistory, type Credentials } from './internode';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { temporalSettings } from '../../src/client/connect';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { CLUSTER_DIR } from '../../scripts/cluster/index';
 import { issueClientCertificate, securityFiles } from '../../scripts/cluster/security';
 import { expiredToken, forgedToken, PERMISSION_DENIED, useSecuredCluster, codeOf } from './support';
