@@ -12,7 +12,7 @@ import { BOUNDS, clip, jsonBytes } from '../core/bounds';
 import { resolveConversation } from '../core/conversation';
 import { FailureType } from '../core/failures';
 import type { ChatMessage, HandoffRequest, HandoffResponse, HookFailure } from '../core/spec';
-import { resolvedSpec, type AgentActivityDeps } from './agents';
+import { resolvedSpec, type AgentActivityDeps } from './agent-spec';
 import { runHooks } from './hooks';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

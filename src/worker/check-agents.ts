@@ -2,7 +2,7 @@
  * The agents a worker is given, checked against everything else it is given before it starts: a
  * mistake in a definition fails `createTillerPlugin`, not the first turn that meets it.
  */
-import { outputSpecOf } from '../activities/agents';
+import { outputSpecOf } from '../activities/agent-spec';
 import { checkedModelSettings, checkGates, type AgentDefinition } from '../agents/define';
 import { handoffsOf } from '../agents/handoffs';
 import type { McpPool } from '../mcp/pool';

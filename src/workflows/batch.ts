@@ -5,7 +5,8 @@
  */
 import { BOUNDS } from '../core/bounds';
 import type { WaitingCall } from './desk/approvals';
-import { ToolCall, type TurnScope } from './tool-call/tool-call';
+import { ToolCall } from './tool-call/tool-call';
+import type { TurnScope } from './turn-scope';
 
 /** One call of the batch as the next run gets it: finished (its result) or still waiting (its wait). */
 export interface BatchCall {

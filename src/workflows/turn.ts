@@ -36,7 +36,7 @@ import { ContextWindow } from './context';
 import { TurnGuardrails } from './guardrails';
 import { handOff, planHandoff } from './handoffs';
 import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
-import type { TurnScope } from './tool-call/tool-call';
+import type { TurnScope } from './turn-scope';
 import { turnResult } from './turn-result';
 import { parseInput, startAgent } from './turn-start';
 

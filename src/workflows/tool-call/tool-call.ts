@@ -19,9 +19,6 @@ import { approvedByTrust, askHuman, consultApprovalHook, type ApprovingCall } fr
 import { argsForDisplay, displayArgs } from './args';
 import type { TurnScope } from '../turn-scope';
 
-export { displayArgs } from './args';
-export type { TurnScope } from '../turn-scope';
-
 export class ToolCall implements ApprovingCall {
   /** The arguments as state and events show them. */
   readonly args: unknown;
