@@ -19,7 +19,7 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
  * Every environment variable Tiller reads, by where it is read — src/client/connect.ts and src/worker/model-env.ts (with
  * @temporalio/envconfig: the TEMPORAL_* connection variables), docs/configuration.md,
  * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
- * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
+ * src/activities/model-config.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
  * (TILLER_METRICS_ADDRESS), src/worker/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
  * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with docs/configuration.md
