@@ -198,7 +198,7 @@ test('Slack passes through from the host: posting settings to the worker, intera
   for (const name of new Set(read)) expect(PROJECT_ENV.has(name)).toBe(true);
 });
 
-test('the setup job registers exactly the search attributes of src/workflows/search-attributes.ts', () => {
+test('the setup job registers exactly the search attributes of src/core/contract/search-attributes.ts', () => {
   const text = script('temporal-setup');
   const create = /temporal operator search-attribute create ((?:\\\n|[^\n])*)/.exec(text);
   expect(create).not.toBeNull();
