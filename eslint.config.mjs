@@ -15,6 +15,26 @@ const browserGlobals = [
   'setTimeout',
 ];
 
+/** The rules of code that runs in the workflow sandbox; `activities`: src/activities as its files name it. */
+const sandboxRules = (activities) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
+      patterns: [
+        { group: ['openai', 'openai/*'], message: 'The model client runs in activities only.' },
+        {
+          group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity'],
+          message: 'Not in workflow code.',
+        },
+        { group: [`${activities}/*`, activities], message: 'Import activities as types only.', allowTypeImports: true },
+      ],
+    },
+  ],
+  'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
+  'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Not deterministic.' }],
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -25,7 +45,7 @@ export default tseslint.config(
       'test-artifacts/**',
       'workspace/**',
       'test/fixtures/bundles/**',
-      'bench/peer/node_modules/**',
+      'scripts/bench/peer/node_modules/**',
       'docs/api/**',
     ],
   },
@@ -43,28 +63,13 @@ export default tseslint.config(
   {
     // Workflow code runs in Temporal's deterministic sandbox: no I/O, no Node built-ins, no activity code.
     files: ['src/workflows/**/*.ts', 'src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
-          patterns: [
-            { group: ['openai', 'openai/*'], message: 'The model client runs in activities only.' },
-            {
-              group: ['@temporalio/worker', '@temporalio/client', '@temporalio/activity'],
-              message: 'Not in workflow code.',
-            },
-            {
-              group: ['../activities/*', '../activities'],
-              message: 'Import activities as types only.',
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Not deterministic.' }],
-    },
+    rules: sandboxRules('../activities'),
+  },
+  {
+    // The same one folder further down (src/workflows/desk/, src/core/spec/, …), where src/activities is
+    // `../../activities` (and `../activities` is src/workflows/activities.ts, the activity proxies).
+    files: ['src/workflows/*/**/*.ts', 'src/core/*/**/*.ts'],
+    rules: sandboxRules('../../activities'),
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -68,7 +68,7 @@ async function writeOutputs(results: BenchResults, outDir: string): Promise<void
   const json = await prettier.format(JSON.stringify(results), { ...config, parser: 'json' });
   fs.writeFileSync(path.join(outDir, 'bench-results.json'), json);
   // The hand-written section belongs to the committed BENCHMARKS.md only, not to runs written elsewhere.
-  const apartPath = path.join(ROOT, 'bench', 'measured-apart.md');
+  const apartPath = path.join(ROOT, 'scripts', 'bench', 'measured-apart.md');
   const apart =
     path.resolve(outDir) === ROOT && fs.existsSync(apartPath) ? fs.readFileSync(apartPath, 'utf8') : undefined;
   const md = await prettier.format(renderMarkdown(results, apart), { ...config, parser: 'markdown' });

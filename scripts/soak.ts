@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as prettier from 'prettier';
 import { TillerClient } from '../src/client';
-import { temporalSettings } from '../src/config';
+import { temporalSettings } from '../src/client/connect';
 import { machineInfo } from './bench/machine';
 import { auditSoak } from './soak/audit';
 import { judge } from './soak/checks';

@@ -7,9 +7,9 @@
  *
  * @packageDocumentation
  */
-export { createWorker, SearchAttributesMissing, type CreateWorkerOptions } from './worker';
-export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './plugin';
-export { ensureSearchAttributes } from './setup';
+export { createWorker, SearchAttributesMissing, type CreateWorkerOptions } from './worker/create-worker';
+export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './worker/plugin';
+export { ensureSearchAttributes } from './worker/search-attributes';
 export { defineAgent, type AgentDefinition, type InstructionsFn, type SubAgentDefinition } from './agents/define';
 export { handoff, type HandoffContext, type HandoffDefinition } from './agents/handoffs';
 export {
@@ -36,11 +36,11 @@ export type {
 } from './core/spec';
 export { ProviderConfig, ProviderConfigError } from './activities/providers';
 export { TillerClient, DecisionRejectedError, type StartTurnOptions, type PendingTurn } from './client';
-export { connectClient } from './config';
+export { connectClient } from './client/connect';
 export { Decision, TurnInput, TurnResult } from './core/schemas';
 export type { TurnState } from './core/state';
-export type { TurnEvent } from './core/events';
+export type { TurnEvent } from './core/state/events';
 export { FailureType, describeFailure } from './core/failures';
-export { replayTurns, type ReplayTurnsOptions, type ReplayOutcome } from './replay';
+export { replayTurns, type ReplayTurnsOptions, type ReplayOutcome } from './worker/replay';
 export { slackApprovals, type SlackApprovalsOptions } from './slack';
 export { createTracing, type Tracing } from './observability/tracing';

@@ -5,7 +5,7 @@
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createWorker } from '../../src/worker';
+import { createWorker } from '../../src/worker/create-worker';
 import { benchAgents, benchTools } from './fixture';
 
 export interface WorkerConfig {

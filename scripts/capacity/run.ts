@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import { databasePassword, DB_USER } from '../cluster/database';
 import { CLUSTER_DIR, clusterUp, readState } from '../cluster/index';
 import { postgresHome } from '../cluster/postgres';

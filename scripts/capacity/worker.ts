@@ -11,8 +11,8 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { temporalSettings } from '../../src/config';
-import { createWorker } from '../../src/worker';
+import { temporalSettings } from '../../src/client/connect';
+import { createWorker } from '../../src/worker/create-worker';
 import { baselineActivities } from '../bench/baseline/activities';
 import { benchAgents, benchTools, Recorder } from '../bench/fixture';
 

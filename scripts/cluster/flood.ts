@@ -8,7 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { TillerClient } from '../../src/client';
 import { decideHeadersInterceptor, tokenIdentity } from '../../src/client/caller';
-import type { TemporalSettings } from '../../src/config';
+import type { TemporalSettings } from '../../src/client/connect';
 
 export interface FloodResult {
   seconds: number;

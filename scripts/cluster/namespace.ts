@@ -1,8 +1,8 @@
 /** Waiting for the frontend, then the namespace and Tiller's search attributes on it. */
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTES } from '../../src/contract';
-import { ensureSearchAttributes } from '../../src/setup';
+import { SEARCH_ATTRIBUTES } from '../../src/core/contract';
+import { ensureSearchAttributes } from '../../src/worker/search-attributes';
 
 export async function waitForFrontend(options: ConnectionOptions): Promise<Connection> {
   const { address } = options;

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import path from 'node:path';
 import type { DeciderName } from './scenarios';
 

@@ -7,9 +7,9 @@
  * in seconds instead of bundling first.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import OpenAI from 'openai';
-import { createWorker } from '../../src/worker';
+import { createWorker } from '../../src/worker/create-worker';
 import { soakAgents, soakTools } from './agents';
 
 function env(name: string): string {

@@ -13,7 +13,7 @@ import type { AgentGuardrail } from '../agents/guardrails';
 import { BOUNDS, clip } from '../core/bounds';
 import { FailureType } from '../core/failures';
 import type { GuardrailRequest, ModelResponse } from '../core/spec';
-import { outputSpecOf, resolveInstructions } from './agents';
+import { outputSpecOf, resolveInstructions } from './agent-spec';
 import { ask, checkOutput, type ModelEndpoints } from './model';
 import { assistantMessage, estimateUsage, refusalOf, type RawAnswer } from './model/answer';
 import { redactedFailure } from './model/errors';

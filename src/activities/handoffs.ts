@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentDefinition } from '../agents/define';
 import { handoffsOf, type HandoffDefinition } from '../agents/handoffs';
-import { conversationQuery } from '../contract';
+import { conversationQuery } from '../core/contract';
 import { BOUNDS, clip, jsonBytes } from '../core/bounds';
 import { resolveConversation } from '../core/conversation';
 import { FailureType } from '../core/failures';
 import type { ChatMessage, HandoffRequest, HandoffResponse, HookFailure } from '../core/spec';
-import { resolvedSpec, type AgentActivityDeps } from './agents';
+import { resolvedSpec, type AgentActivityDeps } from './agent-spec';
 import { runHooks } from './hooks';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

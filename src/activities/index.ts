@@ -1,16 +1,17 @@
 /**
  * All of Tiller's activities, built from their dependencies (no module-level state), so a test or a
  * custom worker injects its own model client, tools and hooks. They implement the contract's
- * `TillerActivities` (src/contract/activities.ts), which is what the workflows call.
+ * `TillerActivities` (src/core/contract/activities.ts), which is what the workflows call.
  */
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { TillerActivities } from '../contract';
+import type { TillerActivities } from '../core/contract';
 import { checkAgentOptions, type AgentDefinition } from '../agents/define';
 import type { TillerHooks } from '../agents/hooks';
 import type { McpPool } from '../mcp/pool';
 import type { ToolDefinition } from '../tools/define';
-import { createAgentActivities, type AgentActivityDeps } from './agents';
+import type { AgentActivityDeps } from './agent-spec';
+import { createAgentActivities } from './agents';
 import { createGuardrailActivities } from './guardrails';
 import { createHandoffActivities } from './handoffs';
 import { ConversationCache } from './conversation-cache';

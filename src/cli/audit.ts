@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { auditTrail, formatAudit, verifyExport } from '../audit';
 import { readExportFile } from '../audit/format';
 import { dataConverterFromEnv } from '../codec/encryption';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { CliError, EXIT } from './errors';
 import { connectTiller } from './temporal';
 import { turnSelection } from './turn-selection';

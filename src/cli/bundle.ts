@@ -10,7 +10,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ENCODED_FAILURES_PATH, WELL_FORMED_FAILURES_PATH } from '../codec/encoded-failures';
 import { WORKFLOW_TRACING_MODULE } from '../observability/tracing';
-import { PRELOAD_MODULES, workflowsPath } from '../plugin';
+import { PRELOAD_MODULES, workflowsPath } from '../worker/plugin';
 import { encryptedBundlePath, tracedBundlePath } from './worker';
 
 export interface BundleOptions {

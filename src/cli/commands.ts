@@ -1,12 +1,12 @@
 /** The short-lived commands: run, state, approve/deny, pending, setup. Each returns its exit code. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TillerClient } from '../client';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { tillerCommand } from '../core/hints';
 import type { Decision } from '../core/schemas';
 import type { TurnState } from '../core/state';
-import { ensureSearchAttributes } from '../setup';
-import { TillerAgent } from '../contract';
+import { ensureSearchAttributes } from '../worker/search-attributes';
+import { TillerAgent } from '../core/contract';
 import { CliError, EXIT } from './errors';
 import { followTurn } from './follow';
 import { formatDecision, formatPending, formatState, stateFromResult } from './format';

@@ -7,13 +7,13 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { TillerClient } from '../client';
 import { dataConverterFromEnv } from '../codec/encryption';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { tillerCommand } from '../core/hints';
 import { isTemporalReachable, startDevServer, type DevServer } from '../testing/dev-server';
 import { workspaceRoot } from '../tools/files';
 import { runCommand } from './commands';
 import { CliError, EXIT, unreachable } from './errors';
-import { loadEnsureTemporal } from './paths';
+import { loadEnsureTemporal } from '../testing/package-root';
 import { connectOperator } from './temporal';
 import { startCliWorker, untilSignal } from './worker';
 

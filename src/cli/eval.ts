@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { openAIFromEnv } from '../activities/model';
 import { providerClients, providersFromEnv } from '../activities/providers';
 import { dataConverterFromEnv } from '../codec/encryption';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { evaluate, markdownReport, EvalThresholds, ModelPrices, type Candidate } from '../eval';
 import type { GateSpec, ModelApi } from '../core/spec';
 import { demoScript, startScriptedModel } from '../testing/scripted-model';

@@ -4,9 +4,9 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { DecisionRejectedError, TERMINAL_STATUSES, type TillerClient } from '../client';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import type { TurnResult } from '../core/schemas';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';
 import { tillerCommand } from '../core/hints';
 import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';

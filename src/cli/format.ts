@@ -1,6 +1,6 @@
 /** Human-readable lines for events, state, decisions and pending turns. Pure: no I/O. */
 import type { PendingTurn } from '../client';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import { decideHints, NOBODY_DECIDES, type DecideTarget, type HintConnection } from '../core/hints';
 import type { RecordedDecision, TurnResult, Usage } from '../core/schemas';
 import type { TurnState } from '../core/state';

@@ -3,7 +3,7 @@
  * never calls `process.exit` itself (bin/tiller.js does), so tests can import it.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { temporalSettings, type TemporalSettings } from '../config';
+import { temporalSettings, type TemporalSettings } from '../client/connect';
 import { cancelCommand, decideCommand, pendingCommand, runCommand, setupCommand, stateCommand } from './commands';
 import { codecServerCommand } from './codec';
 import { examplesText } from './examples';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { CliError, EXIT } from './errors';
-import { loadEnsureTemporal } from './paths';
+import { loadEnsureTemporal } from '../testing/package-root';
 
 /** The Temporal CLI's path, or a CliError saying what was tried. */
 export function temporalCli(): string {

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import type { TemporalSettings } from '../config';
-import { replayTurns, type ReplayOutcome } from '../replay';
+import type { TemporalSettings } from '../client/connect';
+import { replayTurns, type ReplayOutcome } from '../worker/replay';
 import { CliError, EXIT } from './errors';
 import { connectTiller } from './temporal';
 

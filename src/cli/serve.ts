@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { channelIdentity } from '../audit/channel';
 import { TillerClient } from '../client';
-import { connectClient, type TemporalSettings } from '../config';
+import { connectClient, type TemporalSettings } from '../client/connect';
 import { AesGcmCodec, keysFromEnv } from '../codec/encryption';
 import { buildGateway, hashToken } from '../gateway';
 import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';

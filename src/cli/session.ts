@@ -1,5 +1,5 @@
 /** Session commands: `send` (the next input of a conversation, followed live) and `session` (its state). */
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../client/connect';
 import { DecisionRejectedError } from '../client';
 import { CliError, EXIT } from './errors';
 import { followTurn } from './follow';

@@ -4,7 +4,7 @@ import { Connection, WorkflowNotFoundError, type WorkflowExecutionDescription } 
 import { channelIdentity } from '../audit/channel';
 import { TillerClient } from '../client';
 import { hasWorker as hasWorkerOn, turnVisibility } from '../client/workers';
-import { connectClient, type TemporalSettings } from '../config';
+import { connectClient, type TemporalSettings } from '../client/connect';
 import { CliError, EXIT, noWorkerMessage, unreachable } from './errors';
 
 export async function connectTiller(settings: TemporalSettings): Promise<TillerClient> {

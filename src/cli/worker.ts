@@ -9,14 +9,15 @@ import type { TillerHooks } from '../agents/hooks';
 import { openAIFromEnv } from '../activities/model';
 import { ProviderConfigError, providersFromEnv } from '../activities/providers';
 import { keysFromEnv } from '../codec/encryption';
-import { defaultModel, type TemporalSettings } from '../config';
-import { ensureSearchAttributes } from '../setup';
+import type { TemporalSettings } from '../client/connect';
+import { defaultModel } from '../worker/model-env';
+import { ensureSearchAttributes } from '../worker/search-attributes';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
 import { workspaceRoot } from '../tools/files';
 import { tracingFromEnv, type Tracing } from '../observability/tracing';
 import { slackApprovals } from '../slack/hooks';
 import { SlackConfigError, slackPostingFromEnv } from '../slack/config';
-import { createWorker } from '../worker';
+import { createWorker } from '../worker/create-worker';
 import { CliError, unreachable } from './errors';
 import { connectOperator } from './temporal';
 

@@ -4,7 +4,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { keylessError } from '../codec/encryption';
-import { decideUpdate } from '../contract';
+import { decideUpdate } from '../core/contract';
 import type { Decision, RecordedDecision } from '../core/schemas';
 import type { ClientCore } from './core';
 

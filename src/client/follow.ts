@@ -4,7 +4,7 @@
  * call's heartbeat (src/client/live-text.ts).
  */
 import type { Client } from '@temporalio/client';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent } from '../core/live-text';
 import type { EventsPage, EventsRequest } from '../core/reads';
 import { describeModelActivity } from './live-text';

@@ -8,8 +8,8 @@
  * (decisions.ts), sessions (sessions.ts), and following a turn as it runs (follow.ts).
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { connectClient, temporalSettings, type TemporalSettings } from '../config';
-import type { TurnEvent } from '../core/events';
+import { connectClient, temporalSettings, type TemporalSettings } from './connect';
+import type { TurnEvent } from '../core/state/events';
 import type { LiveTextEvent, ModelActivitySnapshot } from '../core/live-text';
 import type {
   Decision,
@@ -21,7 +21,7 @@ import type {
 } from '../core/schemas';
 import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
 import type { TurnState } from '../core/state';
-import { decideSignal, sessionStateQuery, stateQuery } from '../contract';
+import { decideSignal, sessionStateQuery, stateQuery } from '../core/contract';
 import type { ZodType } from 'zod';
 import { decide } from './decisions';
 import { watchEvents, watchLiveEvents } from './follow';

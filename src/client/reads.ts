@@ -4,7 +4,7 @@
  * a task queue, from visibility.
  */
 import { QueryNotRegisteredError } from '@temporalio/client';
-import { eventsQuery, summaryQuery, WORKFLOW_TYPE_TURN } from '../contract';
+import { eventsQuery, summaryQuery, WORKFLOW_TYPE_TURN } from '../core/contract';
 import { eventsPage, summaryOf, type EventsPage, type EventsRequest, type TurnSummary } from '../core/reads';
 import type { PendingApproval } from '../core/schemas';
 import type { TurnState } from '../core/state';

@@ -3,7 +3,7 @@
  * use, a send racing its previous turn's close retried), and a session's trust grants revoked.
  */
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
-import { revokeTrustUpdate, sendUpdate, sessionDetails, sessionSummary, WORKFLOW_TYPE_SESSION } from '../contract';
+import { revokeTrustUpdate, sendUpdate, sessionDetails, sessionSummary, WORKFLOW_TYPE_SESSION } from '../core/contract';
 import type { Principal, SessionInput, TrustGrant } from '../core/schemas';
 import type { ClientCore } from './core';
 import { DecisionRejectedError } from './decisions';

@@ -11,7 +11,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { ZodType } from 'zod';
-import { turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../contract';
+import { turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';

@@ -5,7 +5,7 @@
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { TillerAgent, TillerPendingTools, TillerStatus } from '../contract';
+import { TillerAgent, TillerPendingTools, TillerStatus } from '../core/contract';
 
 /** A poller that has not polled for this long is gone (an idle long poll lasts about a minute). */
 const POLLER_STALE_MS = 2 * 60_000;

@@ -6,7 +6,7 @@
  * sandbox), and the same functions answer for turns on older code from their `state`.
  */
 import { boundJson, BOUNDS, jsonBytes } from './bounds';
-import type { TurnEvent } from './events';
+import type { TurnEvent } from './state/events';
 import type { PendingApproval, TrustGrant, TurnStatus, Usage } from './schemas';
 import type { TurnState } from './state';
 

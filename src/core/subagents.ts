@@ -7,7 +7,7 @@ import { boundEvent, BOUNDS, clip, jsonBytes } from './bounds';
 import { formatZodError, SubAgentArgs, type CheckedProgress, type PendingApproval, type TurnProgress } from './schemas';
 import type { AgentSpec, GateSpec, ToolSpec } from './spec';
 
-/** JSON Schema of a sub-agent tool's arguments (`SubAgentArgs` in schemas.ts). */
+/** JSON Schema of a sub-agent tool's arguments (`SubAgentArgs` in schemas/turn.ts). */
 export const SUBAGENT_PARAMETERS: Record<string, unknown> = {
   type: 'object',
   properties: { input: { type: 'string', description: 'The task for the sub-agent, in full: it sees nothing else.' } },

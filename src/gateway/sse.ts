@@ -17,13 +17,13 @@
  * `MODEL_CALLED` / `TURN_COMPLETED` events. While a call streams the gateway looks every 50 ms.
  */
 import type { ServerResponse } from 'node:http';
-import type { TurnEvent } from '../core/events';
+import type { TurnEvent } from '../core/state/events';
 import { LIVE_TEXT_POLL_MS, LiveTextTracker, type LiveTextEvent, type ModelActivitySnapshot } from '../core/live-text';
 import type { EventsPage } from '../core/reads';
 import type { TurnStatus } from '../core/schemas';
-import { redact } from './redact';
+import { redact } from '../core/redact';
 
-export { redact, REDACTED } from './redact';
+export { redact, REDACTED } from '../core/redact';
 
 /** Parses `TOOL_*,APPROVAL_*` into a predicate on event types; undefined when absent; throws when malformed. */
 export function typeFilter(types: string | undefined): ((type: string) => boolean) | undefined {

@@ -3,7 +3,6 @@
  * `tools/call` on the server. A result with `isError` throws {@link McpToolError} with the server's
  * text, so it is folded into the model's tool result like any tool's failure.
  */
-import type { ToolContext } from '../tools/define';
 import { resultText } from './convert';
 import { splitQualifiedName } from './names';
 import type { McpPool } from './pool';
@@ -18,7 +17,8 @@ export const IDEMPOTENCY_META_KEY = 'tiller/idempotencyKey';
 
 export interface McpCallable {
   validate(args: unknown): Promise<ArgsCheck>;
-  execute(args: unknown, ctx: Pick<ToolContext, 'idempotencyKey' | 'signal'> & { timeoutMs?: number }): Promise<string>;
+  /** `ctx`: the part of a tool's context (src/tools/define.ts `ToolContext`) that an MCP call uses. */
+  execute(args: unknown, ctx: { idempotencyKey: string; signal: AbortSignal; timeoutMs?: number }): Promise<string>;
 }
 
 /** The callable for a qualified tool name, or undefined when no configured server owns the name. */

@@ -10,7 +10,7 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { TillerHooks } from '../agents/hooks';
-import { stateQuery } from '../contract';
+import { stateQuery } from '../core/contract';
 import { ANSWER_TOOL, type ToolCallContext } from '../core/spec';
 import { SlackApi, type SlackApiOptions } from './api';
 import { pendingMessage, resolvedMessage } from './messages';

@@ -7,7 +7,7 @@
 import { describeApprovers } from '../core/approvers';
 import { decideHints, NOBODY_DECIDES } from '../core/hints';
 import { ANSWER_TOOL, type ApprovalPendingContext } from '../core/spec';
-import { REDACTED } from '../gateway/sse';
+import { REDACTED } from '../core/redact';
 import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
 import type { SlackOutcome } from './outcome';
 import { ACTION_APPROVE, ACTION_DENY, buttonValue } from './refs';

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../contract';
+import { SEARCH_ATTRIBUTES } from '../core/contract';
 import { freePort } from './free-port';
 import { stopChild } from './stop-child';
 

@@ -2,7 +2,7 @@
  * A local Temporal dev server for a user's own tests and offline runs: the `temporal` CLI that Tiller
  * locates or installs (as `npx tiller dev` does), started on free ports with Tiller's search attributes.
  */
-import { loadEnsureTemporal } from '../cli/paths';
+import { loadEnsureTemporal } from './package-root';
 import { startDevServer, type DevServer, type DevServerOptions } from './dev-server';
 
 /** Options for {@link startLocalTemporal}: those of the dev server, with the CLI found for you. */

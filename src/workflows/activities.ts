@@ -9,7 +9,7 @@ import {
   type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
-import type { TillerActivities } from '../contract';
+import type { TillerActivities } from '../core/contract';
 import { FailureType, MODEL_ERRORS_NOT_RETRIED } from '../core/failures';
 import { DEFAULT_MODEL_BUDGET, MODEL_ATTEMPT_TIMEOUT, MODEL_HEARTBEAT_TIMEOUT_MS } from '../core/model-retry';
 import type { ModelRetrySpec, RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';

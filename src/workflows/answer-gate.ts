@@ -9,7 +9,7 @@ import { describeFailure, FailureType } from '../core/failures';
 import { deniedResult } from '../core/policy';
 import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
 import { acts, hookOptions } from './activities';
-import type { ApprovalDesk } from './approvals';
+import type { ApprovalDesk } from './desk/approvals';
 import { TurnFailure, type ModelStep } from './model-call';
 import { PATCH_ANSWER_GATE, PATCH_STRUCTURED_OUTPUT } from './patches';
 import type { TurnRecorder } from './recorder';

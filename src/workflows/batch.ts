@@ -4,8 +4,9 @@
  * flight — which is when the turn may continue as new, carrying the batch (./carry.ts).
  */
 import { BOUNDS } from '../core/bounds';
-import type { WaitingCall } from './approvals';
-import { ToolCall, type TurnScope } from './tool-call';
+import type { WaitingCall } from './desk/approvals';
+import { ToolCall } from './tool-call/tool-call';
+import type { TurnScope } from './turn-scope';
 
 /** One call of the batch as the next run gets it: finished (its result) or still waiting (its wait). */
 export interface BatchCall {

@@ -6,7 +6,7 @@
  * deadlines. Clients keep using the workflow id; `state`, `decide` and the result follow the latest run.
  */
 import { continueAsNew, log, workflowInfo } from '@temporalio/workflow';
-import type { AgentTurnWorkflow } from '../contract';
+import type { AgentTurnWorkflow } from '../core/contract';
 import { jsonBytes } from '../core/bounds';
 import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, AssistantMessage, ChatMessage } from '../core/spec';

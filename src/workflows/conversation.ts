@@ -4,7 +4,7 @@
  * history records each message once (src/core/conversation.ts).
  */
 import { patched, setHandler } from '@temporalio/workflow';
-import { conversationQuery, CONVERSATION_DESCRIPTION } from '../contract';
+import { conversationQuery, CONVERSATION_DESCRIPTION } from '../core/contract';
 import { ConversationDigest } from '../core/conversation';
 import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, AssistantMessage, ChatMessage, ConversationRef, ModelRequest } from '../core/spec';

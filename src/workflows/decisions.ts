@@ -10,10 +10,10 @@ import {
   DECIDE_DESCRIPTION,
   turnProgressSignal,
   TURN_PROGRESS_DESCRIPTION,
-} from '../contract';
+} from '../core/contract';
 import { FailureType, rejection } from '../core/failures';
 import type { AgentSpec } from '../core/spec';
-import type { ApprovalDesk } from './approvals';
+import type { ApprovalDesk } from './desk/approvals';
 import type { SubAgents } from './subagents';
 
 /** `spec()`: the agent once resolved (whether it takes decisions by signal). */

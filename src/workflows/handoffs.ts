@@ -14,7 +14,7 @@ import { acts, startOptions } from './activities';
 import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_HANDOFFS } from './patches';
-import { argsForDisplay } from './tool-args';
+import { argsForDisplay } from './tool-call/args';
 import type { TurnRecorder } from './recorder';
 
 /** The handoff a response asks for: its calls (results set) and, when it can happen, where to. */

@@ -5,7 +5,7 @@
  */
 import type { MetricCounter } from '@temporalio/common';
 import { metricMeter } from '@temporalio/workflow';
-import type { TurnEventBody } from '../core/events';
+import type { TurnEventBody } from '../core/state/events';
 import type { RecordedDecision } from '../core/schemas';
 
 let counters:

@@ -14,7 +14,7 @@ import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_CONTEXT_EXHAUSTED, PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
-import { displayArgs } from './tool-args';
+import { displayArgs } from './tool-call/args';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
 export class TurnFailure extends Error {

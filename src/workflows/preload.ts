@@ -1,11 +1,11 @@
 /**
  * What every turn in a worker shares instead of loading its own copy: the worker runs all workflows
  * in one reusable V8 context, where each workflow gets its own instance of every bundled module unless
- * the bundle preloads it (`preloadModules`; see PRELOAD_MODULES in src/plugin.ts). zod, and Tiller's
- * own schemas (src/core/schemas.ts: a few hundred zod objects, which a turn would otherwise build for
+ * the bundle preloads it (`preloadModules`; see PRELOAD_MODULES in src/worker/plugin.ts). zod, and Tiller's
+ * own schemas (src/core/schemas/index.ts: a few hundred zod objects, which a turn would otherwise build for
  * itself), are loaded here once, through the same imports the workflow code uses, so the bundle's
  * modules are the shared ones. Preloaded modules are frozen: nothing with per-workflow state may be
- * imported here (schemas.ts holds none; it imports only zod and src/core/bounds.ts's constants).
+ * imported here (src/core/schemas/ holds none; it imports only zod and src/core/bounds.ts's constants).
  */
 import * as zod from 'zod';
 import * as schemas from '../core/schemas';

@@ -12,7 +12,7 @@ import {
   stateQuery,
   SUMMARY_DESCRIPTION,
   summaryQuery,
-} from '../contract';
+} from '../core/contract';
 import { eventsPage, summaryOf } from '../core/reads';
 import { budgetedState, type TurnState } from '../core/state';
 

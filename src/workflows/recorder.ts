@@ -6,7 +6,7 @@
  */
 import { log } from '@temporalio/workflow';
 import { boundEvent } from '../core/bounds';
-import type { TurnEventBody } from '../core/events';
+import type { TurnEventBody } from '../core/state/events';
 import type { HookFailure } from '../core/spec';
 import { emit, type TurnState } from '../core/state';
 import { countEvent } from './metrics';

@@ -42,7 +42,7 @@ import {
   TURN_PROGRESS_DESCRIPTION,
   WORKFLOW_TYPE_TURN,
   type AgentTurnWorkflow,
-} from '../contract';
+} from '../core/contract';
 import { boundProgress } from '../core/subagents';
 import { summaryMessage, SUMMARY_PREFIX, usableCalibration } from '../core/context';
 import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';

@@ -12,7 +12,7 @@ import {
   ParentClosePolicy,
   startChild,
 } from '@temporalio/workflow';
-import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWorkflow } from '../contract';
+import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWorkflow } from '../core/contract';
 import { describeFailure, turnResultOf } from '../core/failures';
 import { emptyUsage, TurnProgressCheck, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';

@@ -1,6 +1,6 @@
 /** What a tool call needs from its turn. */
 import type { AgentSpec } from '../core/spec';
-import type { ApprovalDesk } from './approvals';
+import type { ApprovalDesk } from './desk/approvals';
 import type { TurnRecorder } from './recorder';
 import type { SubAgents } from './subagents';
 

@@ -5,7 +5,7 @@
  *
  * Read top to bottom: the input (./turn-start.ts), the handlers (reads: ./reads.ts; decisions and
  * sub-agents' progress: ./decisions.ts), the model loop, the ending. A tool call's own path — checks,
- * approval, preview, run — is ./tool-call.ts and ./tool-approval.ts; what follows an answer (structured
+ * approval, preview, run — is ./tool-call/tool-call.ts and ./tool-call/approval.ts; what follows an answer (structured
  * output, answer gates) is ./answer-gate.ts.
  */
 import {
@@ -22,8 +22,8 @@ import type { AgentSpec } from '../core/spec';
 import { createTurnState } from '../core/state';
 import { CallIds } from '../core/call-ids';
 import { settleAnswer, type Answer } from './answer-gate';
-import { ApprovalDesk } from './approvals';
-import { deskActivities } from './desk-activities';
+import { ApprovalDesk } from './desk/approvals';
+import { deskActivities } from './desk/activities';
 import { serveDecisions } from './decisions';
 import { serveReads } from './reads';
 import { TurnConversation } from './conversation';
@@ -36,7 +36,7 @@ import { ContextWindow } from './context';
 import { TurnGuardrails } from './guardrails';
 import { handOff, planHandoff } from './handoffs';
 import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
-import type { TurnScope } from './tool-call';
+import type { TurnScope } from './turn-scope';
 import { turnResult } from './turn-result';
 import { parseInput, startAgent } from './turn-start';
 

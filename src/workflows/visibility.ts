@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus, turnProgressSignal } from '../contract';
+import { TillerAgent, TillerPendingTools, TillerSession, TillerStatus, turnProgressSignal } from '../core/contract';
 import type { TurnState } from '../core/state';
 import { decideHints, NOBODY_DECIDES } from '../core/hints';
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import { attachCluster } from '../../scripts/cluster/index';
 import { clientWithoutRetries, floodSignals } from '../../scripts/cluster/flood';
 import type { Cluster } from '../../scripts/cluster/types';

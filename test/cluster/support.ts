@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { generateKeyPair, importPKCS8, SignJWT } from 'jose';
 import { TillerClient } from '../../src/client';
-import { temporalSettings } from '../../src/config';
+import { temporalSettings } from '../../src/client/connect';
 import { attachCluster, CLUSTER_DIR } from '../../scripts/cluster/index';
 import { securityFiles, type Role } from '../../scripts/cluster/security';
 import type { Cluster } from '../../scripts/cluster/types';

@@ -23,7 +23,7 @@ import { TillerClient } from '../../src/client';
 import { freePort, startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
 import { fileTools } from '../../src/tools/files';
-import { createWorker } from '../../src/worker';
+import { createWorker } from '../../src/worker/create-worker';
 import { launchChromium, type HeadlessBrowser } from '../support/browser';
 import { awaitingApproval, bundle, quietRuntime, waitForState } from '../support/harness';
 import { ROOT } from '../support/processes';

@@ -6,7 +6,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { defineAgent } from '../../src/agents/define';
-import { WORKFLOW_TYPE_SESSION, WORKFLOW_TYPE_TURN } from '../../src/contract';
+import { WORKFLOW_TYPE_SESSION, WORKFLOW_TYPE_TURN } from '../../src/core/contract';
 import { emptyUsage, type ConversationMessage } from '../../src/core/schemas';
 import { recordFixture } from '../support/fixtures';
 import { createHarness, type Harness } from '../support/harness';

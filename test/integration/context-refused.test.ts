@@ -8,7 +8,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { defineAgent } from '../../src/agents/define';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { countPromptTokens } from '../../src/testing/scripted-model/chat-completions';
 import type { ScriptFn } from '../../src/testing/scripted-model';
 import { recordFixture } from '../support/fixtures';

@@ -9,7 +9,7 @@ import { createHarness, waitForState, awaitingApproval, type Harness } from '../
 import { recordFixture } from '../support/fixtures';
 import { defineAgent } from '../../src/agents/define';
 import type { ApprovalResolvedHookContext, TillerHooks } from '../../src/agents/hooks';
-import { WORKFLOW_TYPE_TURN } from '../../src/contract';
+import { WORKFLOW_TYPE_TURN } from '../../src/core/contract';
 
 let h: Harness;
 beforeAll(async () => {

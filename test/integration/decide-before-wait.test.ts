@@ -20,11 +20,11 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { withPayloadGuard } from '../../src/codec/guard';
-import { decideUpdate } from '../../src/contract';
+import { decideUpdate } from '../../src/core/contract';
 import { Ask, Deny } from '../../src/core/policy';
 import { ANSWER_TOOL } from '../../src/core/spec';
 import { defineTool } from '../../src/tools/define';
-import { setUpWorker } from '../../src/worker-setup';
+import { setUpWorker } from '../../src/worker/setup';
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, scriptByInput, useHarness, waitForState } from '../support/harness';
 

@@ -19,9 +19,9 @@ import { dataConverterFromEnv } from '../../src/codec/encryption';
 import { buildCodecServer } from '../../src/codec/server';
 import { bundleEncodesFailures, ENCODED_FAILURES_PATH } from '../../src/codec/encoded-failures';
 import { defineAgent } from '../../src/agents/define';
-import { replayTurns } from '../../src/replay';
+import { replayTurns } from '../../src/worker/replay';
 import { defineTool } from '../../src/tools/define';
-import { PRELOAD_MODULES, workflowsPath } from '../../src/worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/create-worker';
 
 const hex = () => randomBytes(5).toString('hex');
 /** Every user-supplied string the turns below carry; none may be plaintext in history. */

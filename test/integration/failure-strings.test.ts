@@ -13,7 +13,7 @@ import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import { createTillerPlugin } from '../../src/plugin';
+import { createTillerPlugin } from '../../src/worker/plugin';
 import { defineTool } from '../../src/tools/define';
 import { createHarness, type Harness } from '../support/harness';
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { handoff } from '../../src/agents/handoffs';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { scriptByInstructions } from '../../src/testing/scripted-model';
 import { defineTool } from '../../src/tools/define';
 import { recordFixture } from '../support/fixtures';

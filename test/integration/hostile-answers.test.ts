@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import { turnProgressSignal } from '../../src/contract';
+import { turnProgressSignal } from '../../src/core/contract';
 import { BOUNDS, jsonBytes } from '../../src/core/bounds';
 import { PROGRESS_BYTES, subAgentTurnId } from '../../src/core/subagents';
 import { scriptByInstructions, type ScriptFn } from '../../src/testing/scripted-model';

@@ -8,7 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import type { LiveTextEvent } from '../../src/core/live-text';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { defineTool } from '../../src/tools/define';

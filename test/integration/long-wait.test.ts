@@ -9,7 +9,7 @@ import { TillerClient } from '../../src/client';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
-import { createWorker } from '../../src/worker';
+import { createWorker } from '../../src/worker/create-worker';
 import { awaitingApproval, bundle, quietRuntime, waitForState } from '../support/harness';
 import { recordFixture } from '../support/fixtures';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { defineTool } from '../../src/tools/define';
 import { recordFixture } from '../support/fixtures';
 import { bundle, runToEnd, useHarness, type Harness } from '../support/harness';

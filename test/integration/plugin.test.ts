@@ -18,7 +18,7 @@ import {
   workflowCacheSize,
   workflowsPath,
   type TillerPluginOptions,
-} from '../../src/plugin';
+} from '../../src/worker/plugin';
 import { defineTool } from '../../src/tools/define';
 import { bundle, createHarness, type Harness } from '../support/harness';
 import { ROOT } from '../support/processes';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import { summaryQuery } from '../../src/contract';
+import { summaryQuery } from '../../src/core/contract';
 import { defineTool } from '../../src/tools/define';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { replayTurns, type ReplayOutcome } from '../../src/replay';
+import { replayTurns, type ReplayOutcome } from '../../src/worker/replay';
 import type { ScriptFn } from '../../src/testing/scripted-model';
 import { awaitingApproval, bundle, createHarness, waitForState, type Harness } from '../support/harness';
 import { ROOT } from '../support/processes';

@@ -10,8 +10,8 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { TillerClient } from '../../src/client';
 import { defineAgent } from '../../src/agents/define';
-import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/contract';
-import { SearchAttributesMissing } from '../../src/worker';
+import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/core/contract';
+import { SearchAttributesMissing } from '../../src/worker/create-worker';
 import { createHarness, scriptByInput, type Harness } from '../support/harness';
 
 let h: Harness;

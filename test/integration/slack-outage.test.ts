@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { defineAgent } from '../../src/agents/define';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 import { slackApprovals } from '../../src/slack';
 import type { ScriptFn } from '../../src/testing/scripted-model';
 import { startSlackApi, type SlackStandIn } from '../../src/testing/slack-api';

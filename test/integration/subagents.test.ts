@@ -9,70 +9,20 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { bundle, useHarness, waitForState } from '../support/harness';
-import { defineAgent } from '../../src/agents/define';
 import { DecisionRejectedError } from '../../src/client';
 import { subAgentTurnId } from '../../src/core/subagents';
-import { turnProgressSignal } from '../../src/contract';
-import { scriptByInstructions, type ScriptStep } from '../../src/testing/scripted-model';
+import { turnProgressSignal } from '../../src/core/contract';
+import {
+  PLANNER,
+  RESEARCHER,
+  plannerDelegating,
+  researcherDeleting,
+  subAgentHelpers,
+  toolMessage,
+} from '../support/subagents-fixture';
 
 const h = useHarness();
-
-const PLANNER = 'You plan and delegate.';
-const RESEARCHER = 'You research and tidy up files.';
-const GATEKEEPER = 'You guard the workspace.';
-const agents = [
-  defineAgent({
-    name: 'planner',
-    instructions: PLANNER,
-    tools: ['read_file', 'delete_file'],
-    approvals: { delete_file: true },
-    subAgents: {
-      research: { agent: 'researcher', description: 'Hand a task to the researcher.' },
-      research_under_my_rules: {
-        agent: 'researcher',
-        description: 'Hand a task to the researcher, under my approval rules.',
-        inherit: true,
-      },
-    },
-  }),
-  // Its own policy gates nothing.
-  defineAgent({ name: 'researcher', instructions: RESEARCHER, tools: ['read_file', 'delete_file'] }),
-  // Calling its sub-agent needs a human too.
-  defineAgent({
-    name: 'gatekeeper',
-    instructions: GATEKEEPER,
-    tools: ['delete_file'],
-    approvals: { delete_file: true, ask_researcher: true },
-    subAgents: { ask_researcher: { agent: 'researcher', description: 'Ask the researcher.', inherit: true } },
-  }),
-];
-const withWorker = <T>(fn: () => Promise<T>) => h.withWorker(fn, { agents });
-
-function script(planner: ScriptStep[], researcher: ScriptStep[], gatekeeper: ScriptStep[] = []) {
-  h.model.setScript(scriptByInstructions({ [PLANNER]: planner, [RESEARCHER]: researcher, [GATEKEEPER]: gatekeeper }));
-}
-
-/** The planner delegates one task through `tool`, then answers with `final`. */
-const plannerDelegating = (tool: string, input: string): ScriptStep[] => [
-  {
-    toolCalls: [{ id: 'p1', name: tool, arguments: { input } }],
-    usage: { prompt_tokens: 11, completion_tokens: 3 },
-  },
-  { content: 'planner done', usage: { prompt_tokens: 13, completion_tokens: 4 } },
-];
-/** The researcher deletes `file`, then reports. */
-const researcherDeleting = (file: string): ScriptStep[] => [
-  {
-    toolCalls: [{ id: 'r1', name: 'delete_file', arguments: { path: file } }],
-    usage: { prompt_tokens: 7, completion_tokens: 2 },
-  },
-  { content: `deleted ${file}`, usage: { prompt_tokens: 5, completion_tokens: 1 } },
-];
-
-const requestsOf = (instructions: string) =>
-  h.model.requests.filter((r) => r.body.messages[0]?.role === 'system' && r.body.messages[0].content === instructions);
-const toolMessage = (body: any, id: string) =>
-  body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
+const { withWorker, script, requestsOf, waitForInbox } = subAgentHelpers(h);
 
 test("the child's answer is the parent's tool result; a non-inheriting child runs under its own (ungated) policy", async () => {
   fs.writeFileSync(path.join(h.workspace, 'x.txt'), 'hi');
@@ -313,141 +263,4 @@ test('a child that fails is an error result the parent model reads; the parent c
   expect(parent.toolCalls[0]).toMatchObject({ id: 'p1', status: 'failed', error: seen });
   expect(parent.children?.[childId]).toMatchObject({ status: 'failed', error: child.error });
   expect(parent.usage).toEqual({ inputTokens: 24, outputTokens: 7, totalTokens: 31, modelCalls: 2 });
-});
-
-test('a gated sub-agent call waits for a human (who may edit its input); an inheriting child gets the turn trust', async () => {
-  for (const f of ['a.txt', 'b.txt', 'c.txt']) fs.writeFileSync(path.join(h.workspace, f), f);
-  script([], researcherDeleting('b.txt'), [
-    { toolCalls: [{ id: 'g1', name: 'delete_file', arguments: { path: 'a.txt' } }] },
-    { toolCalls: [{ id: 'g2', name: 'ask_researcher', arguments: { input: 'delete c.txt' } }] },
-    { content: 'guarded' },
-  ]);
-  const turnId = h.turnId('sub-gated');
-  const childId = subAgentTurnId(turnId, 'g2');
-  const { result, child } = await withWorker(async () => {
-    await h.tiller.startTurn({ agent: 'gatekeeper', input: 'clean up', turnId });
-    await waitForState(h.tiller, turnId, (s) => s.pendingApprovals[0]?.id === 'g1');
-    await h.tiller.approve(turnId, 'g1', { scope: 'turn' });
-    const asking = await waitForState(h.tiller, turnId, (s) => s.pendingApprovals[0]?.id === 'g2');
-    expect(asking.pendingApprovals[0]).toMatchObject({ tool: 'ask_researcher', args: { input: 'delete c.txt' } });
-    await expect(h.tiller.decide(turnId, { id: 'g2', approved: true, args: { task: 'x' } })).rejects.toThrow(
-      /edited args rejected: invalid arguments for ask_researcher: input/,
-    );
-    await h.tiller.decide(turnId, { id: 'g2', approved: true, args: { input: 'delete b.txt' } });
-    const result = await h.tiller.result(turnId);
-    return { result, child: await h.tiller.state(childId) };
-  });
-
-  expect(result).toMatchObject({ status: 'completed', output: 'guarded' });
-  expect(requestsOf(RESEARCHER)[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'delete b.txt' });
-  // The parent's turn-scope trust in delete_file came along: the child's (inherited) gate did not ask.
-  expect(child.trust).toEqual([expect.objectContaining({ tool: 'delete_file', scope: 'turn' })]);
-  expect(child.events.map((e) => e.type)).not.toContain('APPROVAL_REQUESTED');
-  expect(child.toolCalls[0]).toMatchObject({ id: 'r1', status: 'succeeded', decision: { via: 'trust' } });
-  expect(['a.txt', 'b.txt', 'c.txt'].map((f) => fs.existsSync(path.join(h.workspace, f)))).toEqual([
-    false,
-    false,
-    true,
-  ]);
-});
-
-async function waitForInbox(turnId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await h.tiller.pending()).find((p) => p.turnId === turnId);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`${turnId} did not appear in the inbox`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-test("the parent's hooks observe an inheriting child's tool calls, and not a non-inheriting one's", async () => {
-  const WATCHER = 'You watch.';
-  const seen: string[] = [];
-  const watched = defineAgent({
-    name: 'watched',
-    instructions: WATCHER,
-    tools: [],
-    hooks: [{ name: 'audit', onToolStart: (call) => void seen.push(`${call.agent}:${call.tool}`) }],
-    subAgents: {
-      plain: { agent: 'researcher', description: 'Delegate.' },
-      inheriting: { agent: 'researcher', description: 'Delegate under my hooks.', inherit: true },
-    },
-  });
-  fs.writeFileSync(path.join(h.workspace, 'watched.txt'), 'watch me\n');
-  const read = { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'watched.txt' } }] };
-  const run = async (tool: string) => {
-    h.model.setScript(
-      scriptByInstructions({
-        [WATCHER]: [{ toolCalls: [{ id: 'w1', name: tool, arguments: { input: 'read it' } }] }, { content: 'ok' }],
-        [RESEARCHER]: [read, { content: 'read' }],
-      }),
-    );
-    const turnId = h.turnId(`hooks-${tool}`);
-    await h.withWorker(
-      async () => {
-        await h.tiller.startTurn({ agent: 'watched', input: 'go', turnId });
-        expect((await h.tiller.result(turnId)).status).toBe('completed');
-      },
-      { agents: [...agents, watched] },
-    );
-  };
-  await run('plain');
-  expect(seen).toEqual([]);
-  await run('inheriting');
-  expect(seen).toEqual(['researcher:read_file']);
-});
-
-test("the parent's approval hook decides an inheriting child's calls (it denies here), and not a non-inheriting one's", async () => {
-  const GUARD = 'You guard by hook.';
-  const asked: string[] = [];
-  const guarded = defineAgent({
-    name: 'guarded',
-    instructions: GUARD,
-    tools: [],
-    hooks: [
-      {
-        name: 'no-deletes',
-        approveTool: (call) => {
-          asked.push(`${call.agent}:${call.tool}:${(call.inheritsFrom ?? []).join(',')}`);
-          return call.tool === 'delete_file' ? { action: 'deny', reason: 'deletes are off today' } : true;
-        },
-      },
-    ],
-    subAgents: {
-      plain: { agent: 'researcher', description: 'Delegate.' },
-      inheriting: { agent: 'researcher', description: 'Delegate under my hooks.', inherit: true },
-    },
-  });
-  const run = async (tool: string, file: string) => {
-    fs.writeFileSync(path.join(h.workspace, file), 'bye\n');
-    h.model.setScript(
-      scriptByInstructions({
-        [GUARD]: [{ toolCalls: [{ id: 'g1', name: tool, arguments: { input: `delete ${file}` } }] }, { content: 'ok' }],
-        [RESEARCHER]: researcherDeleting(file),
-      }),
-    );
-    const turnId = h.turnId(`guard-${tool}`);
-    return h.withWorker(
-      async () => {
-        await h.tiller.startTurn({ agent: 'guarded', input: 'go', turnId });
-        expect((await h.tiller.result(turnId)).status).toBe('completed');
-        return h.tiller.state(subAgentTurnId(turnId, 'g1'));
-      },
-      { agents: [...agents, guarded] },
-    );
-  };
-
-  // Without inherit the child runs under its own (ungated, hookless) policy: the file goes.
-  const plain = await run('plain', 'plain.txt');
-  expect(plain.toolCalls.find((c) => c.name === 'delete_file')?.status).toBe('succeeded');
-  expect(fs.existsSync(path.join(h.workspace, 'plain.txt'))).toBe(false);
-
-  // With inherit the parent's hook is asked about the child's call, knows whom it inherits from, and denies.
-  asked.length = 0;
-  const inheriting = await run('inheriting', 'kept.txt');
-  const call = inheriting.toolCalls.find((c) => c.name === 'delete_file');
-  expect(call).toMatchObject({ status: 'denied', result: 'deletes are off today', decision: { via: 'hook' } });
-  expect(fs.existsSync(path.join(h.workspace, 'kept.txt'))).toBe(true);
-  expect(asked).toContain('researcher:delete_file:guarded');
 });

@@ -20,7 +20,7 @@ import {
   type ScriptFn,
   type ScriptStep,
 } from '../../src/testing/scripted-model';
-import { createWorker, type CreateWorkerOptions } from '../../src/worker';
+import { createWorker, type CreateWorkerOptions } from '../../src/worker/create-worker';
 import { fileTools } from '../../src/tools/files';
 import { recordFixture } from './fixtures';
 

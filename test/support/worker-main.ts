@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { defineAgent, type DurationLike } from '../../src/agents/define';
 import { assistant } from '../../src/agents/assistant';
 import { defineTool, type ToolDefinition } from '../../src/tools/define';
-import { createWorker } from '../../src/worker';
+import { createWorker } from '../../src/worker/create-worker';
 import { fileTools } from '../../src/tools/files';
 import { quietRuntime } from './harness';
 

@@ -1,75 +1,19 @@
 /**
- * docker-compose.yml and the Dockerfile cannot run here (no Docker engine), so this checks what can
- * be checked without one: the services, pinned images, ports, healthchecks, startup order, that the
- * worker gets exactly the env the project reads, that the search attributes registered are the
- * project's own, and that the image runs the worker.
+ * docker-compose.yml cannot run here (no Docker engine), so this checks what can be checked without
+ * one: the services, pinned images, ports, healthchecks, startup order, that the worker gets exactly
+ * the env the project reads (test/support/project-env.ts), and that the search attributes registered
+ * are the project's own. The Dockerfile: test/unit/dockerfile.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { encryptedBundlePath, tracedBundlePath } from '../../src/cli/worker';
-import { SEARCH_ATTRIBUTES } from '../../src/contract';
+import { SEARCH_ATTRIBUTES } from '../../src/core/contract';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/testing/dev-server';
+import { PROJECT_ENV } from '../support/project-env';
 import { interpolate, readCompose } from '../../scripts/cluster/compose';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
-
-/**
- * Every environment variable Tiller reads, by where it is read — src/config.ts (with
- * @temporalio/envconfig: the TEMPORAL_* connection variables), docs/configuration.md,
- * src/cli/worker.ts (TILLER_WORKFLOW_BUNDLE, TILLER_LOG_LEVEL), src/tools/files.ts (TILLER_WORKSPACE),
- * src/activities/model.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
- * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
- * (TILLER_METRICS_ADDRESS), src/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
- * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with docs/configuration.md
- * (test/unit/configuration.test.ts checks that page against the code) when a variable is added: the
- * worker's and the gateway's env must be subsets of it.
- */
-const PROJECT_ENV = new Set([
-  'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE',
-  'TEMPORAL_API_KEY',
-  'TEMPORAL_TLS',
-  'TEMPORAL_TLS_CLIENT_CERT_PATH',
-  'TEMPORAL_TLS_CLIENT_KEY_PATH',
-  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-  'TEMPORAL_TLS_SERVER_NAME',
-  'TEMPORAL_TLS_CLIENT_CERT_DATA',
-  'TEMPORAL_TLS_CLIENT_KEY_DATA',
-  'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
-  'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
-  'TEMPORAL_PROFILE',
-  'TEMPORAL_CONFIG_FILE',
-  'TILLER_TASK_QUEUE',
-  'OPENAI_API_KEY',
-  'OPENAI_BASE_URL',
-  'TILLER_MODEL',
-  'TILLER_WORKSPACE',
-  'TILLER_WORKFLOW_BUNDLE',
-  'TILLER_LOG_LEVEL',
-  'TILLER_ENCRYPTION_KEYS',
-  'OTEL_TRACES_EXPORTER',
-  'OTEL_EXPORTER_OTLP_ENDPOINT',
-  'OTEL_SERVICE_NAME',
-  'TILLER_METRICS_ADDRESS',
-  'TILLER_WORKFLOW_CACHE_MB',
-  ...[
-    'TOKENS',
-    'JWT_SECRET',
-    'JWT_PUBLIC_KEY',
-    'JWT_ALG',
-    'JWT_ISSUER',
-    'JWT_AUDIENCE',
-    'JWT_SCOPES',
-    'WEBHOOK_SECRET',
-    'RATE_LIMIT',
-    'BODY_LIMIT',
-    'TRUST_PROXY',
-    'UI_ORIGIN',
-  ].map((v) => `TILLER_GATEWAY_${v}`),
-  ...['BOT_TOKEN', 'CHANNEL', 'SIGNING_SECRET', 'APPROVERS', 'API_URL', 'SHOW_ARGS'].map((v) => `TILLER_SLACK_${v}`),
-]);
 
 interface Service {
   image?: string;
@@ -254,7 +198,7 @@ test('Slack passes through from the host: posting settings to the worker, intera
   for (const name of new Set(read)) expect(PROJECT_ENV.has(name)).toBe(true);
 });
 
-test('the setup job registers exactly the search attributes of src/workflows/search-attributes.ts', () => {
+test('the setup job registers exactly the search attributes of src/core/contract/search-attributes.ts', () => {
   const text = script('temporal-setup');
   const create = /temporal operator search-attribute create ((?:\\\n|[^\n])*)/.exec(text);
   expect(create).not.toBeNull();
@@ -319,61 +263,4 @@ test('the cluster command reads the same shape: server version, env and gateway 
   expect(shape.workerEnv.TILLER_TASK_QUEUE).toBe('tiller');
   expect(shape.gatewayArgs).toEqual(['serve', '--host', '0.0.0.0', '--port', '8787']);
   expect(interpolate('a $$x ${UNSET:-d} ${SET}', { SET: 's' })).toBe('a $x d s');
-});
-
-describe('Dockerfile', () => {
-  const dockerfile = read('Dockerfile');
-  const instructions = dockerfile
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'));
-  const of = (keyword: string) => instructions.filter((l) => l.startsWith(`${keyword} `));
-
-  test('the image runs the worker, as the compose worker does', () => {
-    const cmd = of('CMD').at(-1)!;
-    expect(JSON.parse(cmd.slice(4))).toEqual(['node', 'bin/tiller.js', 'worker']);
-    expect(of('ENTRYPOINT')).toEqual([]);
-    expect(service('worker').command).toEqual(['node', 'bin/tiller.js', 'worker']);
-  });
-
-  test('node:20-slim, npm ci, build, prebuilt bundle, dev dependencies pruned, not root', () => {
-    expect(of('FROM').map((l) => l.split(/\s+/)[1])).toEqual(['node:20-slim', 'node:20-slim']);
-    const runs = of('RUN').join('\n');
-    expect(runs).toContain('npm ci');
-    expect(runs).toContain('npm run build');
-    expect(runs).toContain('npm prune --omit=dev');
-    const bundle = '/app/dist/workflow-bundle.js';
-    expect(runs).toContain(`build-workflow-bundle.ts ${bundle.replace('/app/', '')} --traced`);
-    expect(of('ENV').join(' ')).toContain(`TILLER_WORKFLOW_BUNDLE=${bundle}`);
-    // Both bundles reach the final image, the traced one where `tiller worker` looks for it.
-    const copies = of('COPY')
-      .filter((l) => l.includes('--from=build'))
-      .join('\n');
-    expect(copies).toContain(bundle);
-    expect(copies).toContain(tracedBundlePath(bundle));
-    // And their encrypting twins (the encoding failure converter), for TILLER_ENCRYPTION_KEYS.
-    expect(runs).toContain('--traced --encrypted');
-    expect(copies).toContain(encryptedBundlePath(bundle));
-    expect(copies).toContain(encryptedBundlePath(tracedBundlePath(bundle)));
-    expect(of('USER').at(-1)).toBe('USER node');
-  });
-
-  test('what it copies from the context exists and is not excluded by .dockerignore', () => {
-    const ignored = read('.dockerignore')
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('#'));
-    const sources = of('COPY')
-      .filter((l) => !l.includes('--from='))
-      .flatMap((l) => l.split(/\s+/).slice(1, -1));
-    expect(sources.length).toBeGreaterThan(0);
-    for (const source of sources) {
-      expect(fs.existsSync(path.join(ROOT, source))).toBe(true);
-      expect(ignored).not.toContain(source);
-    }
-    expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git']));
-    // build's tsconfig compiles src/ only: everything it needs is copied.
-    expect(JSON.parse(read('tsconfig.build.json')).include).toEqual(['src/**/*.ts']);
-  });
 });

@@ -1,6 +1,6 @@
 /** `tiller run`'s lines for the events of handoffs, guardrails, the context window and estimated usage. */
 import { formatEvent } from '../../src/cli/format';
-import type { TurnEvent } from '../../src/core/events';
+import type { TurnEvent } from '../../src/core/state/events';
 
 const at = { seq: 1, at: '2026-12-04T00:00:00.000Z' };
 

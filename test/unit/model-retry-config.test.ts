@@ -2,7 +2,7 @@
  * How long a model call may take is configured per agent (`modelRetry`) and per provider (`retry`),
  * checked at the boundary, and recorded in the agent's spec — the agent's over its provider's.
  */
-import { buildAgentSpec } from '../../src/activities/agents';
+import { buildAgentSpec } from '../../src/activities/agent-spec';
 import { ProviderConfigError, providerClients } from '../../src/activities/providers';
 import { defineAgent } from '../../src/agents/define';
 import type { ModelRetrySpec } from '../../src/core/spec';

@@ -1,26 +1,40 @@
 /**
  * The worker's options take one downward path (docs/architecture.md, "The worker's options"): the
- * plugin hands them to src/worker-setup, which resolves agents, tools, MCP servers and providers into
- * activities; from there every import goes further down — activities → mcp → agents, tools → contract →
+ * plugin hands them to src/worker/setup.ts, which resolves agents, tools, MCP servers and providers into
+ * activities; from there every import goes further down — activities → mcp → agents, tools → core/contract →
  * core — and nothing on the way imports the setup or the plugin back.
  */
 import path from 'node:path';
 import { importGraph, SRC } from '../support/import-graph';
 
-/** How far down each folder of the path sits (0: the plugin, where the options come in). */
+/** How far down each file or folder of the path sits (0: the plugin, where the options come in). */
 const RANKS: Record<string, number> = {
-  'plugin.ts': 0,
-  'worker-setup': 1,
+  'worker/plugin.ts': 0,
+  'worker/setup.ts': 1,
+  'worker/check-agents.ts': 1,
+  'worker/model-env.ts': 1,
   activities: 2,
   mcp: 3,
   agents: 4,
   tools: 4,
-  contract: 5,
+  'core/contract': 5,
   core: 6,
 };
 
 const rel = (file: string) => path.relative(SRC, file);
-const rankOf = (file: string) => RANKS[rel(file).split(path.sep)[0]!];
+/** The longest key of RANKS that holds the file: the file itself, or the folder (or sub-folder) it is in. */
+const placeOf = (file: string) => {
+  const parts = rel(file).split(path.sep);
+  for (let n = parts.length; n > 0; n--) {
+    const key = parts.slice(0, n).join('/');
+    if (key in RANKS) return key;
+  }
+  return undefined;
+};
+const rankOf = (file: string) => {
+  const place = placeOf(file);
+  return place === undefined ? undefined : RANKS[place];
+};
 
 /** The src/ modules reachable from `from`, `from` included. */
 function reachable(graph: Map<string, string[]>, from: string): string[] {
@@ -45,24 +59,24 @@ function climbs(graph: Map<string, string[]>, from: string): string[] {
       .filter((target) => {
         const to = rankOf(target);
         if (to === undefined) return false;
-        return to < rank || (to === rank && rel(target).split(path.sep)[0] !== rel(file).split(path.sep)[0]);
+        return to < rank || (to === rank && placeOf(target)!.split('/')[0] !== placeOf(file)!.split('/')[0]);
       })
       .map((target) => `${rel(file)} → ${rel(target)}`);
   });
 }
 
 const graph = importGraph();
-const plugin = path.join(SRC, 'plugin.ts');
-const setup = path.join(SRC, 'worker-setup/index.ts');
+const plugin = path.join(SRC, 'worker/plugin.ts');
+const setup = path.join(SRC, 'worker/setup.ts');
 
-test('the plugin resolves its options through src/worker-setup, which builds the activities', () => {
+test('the plugin resolves its options through src/worker/setup.ts, which builds the activities', () => {
   expect(graph.get(plugin)).toContain(setup);
   const targets = (graph.get(setup) ?? []).map(rel);
   expect(targets).toEqual(
     expect.arrayContaining(['activities/index.ts', 'activities/providers.ts', 'mcp/pool.ts', 'agents/assistant.ts']),
   );
   // The plugin itself reaches no activity, MCP client or agent check: its options' types come from
-  // src/worker-setup (WorkerSetupOptions), and of the MCP pool it closes only the type.
+  // src/worker/setup.ts (WorkerSetupOptions), and of the MCP pool it closes only the type.
   const values = (graph.get(plugin) ?? []).map(rel).filter((f) => /^(activities|mcp|agents|tools)\//.test(f));
   expect(values).toEqual(['mcp/pool.ts']);
 });
@@ -82,8 +96,8 @@ test('nothing below imports the setup or the plugin back', () => {
 });
 
 test('the climb finder finds a climb when there is one', () => {
-  const p = path.join(SRC, 'plugin.ts');
-  const s = path.join(SRC, 'worker-setup/index.ts');
+  const p = path.join(SRC, 'worker/plugin.ts');
+  const s = path.join(SRC, 'worker/setup.ts');
   const a = path.join(SRC, 'activities/index.ts');
   const m = path.join(SRC, 'mcp/pool.ts');
   const t = path.join(SRC, 'tools/define.ts');

@@ -1,6 +1,6 @@
 /** Property tests for the pure core: the reducer under any interleaving, the decision contract exactly. */
 import fc from 'fast-check';
-import type { TurnEventBody } from '../../src/core/events';
+import type { TurnEventBody } from '../../src/core/state/events';
 import { Decision } from '../../src/core/schemas';
 import { jsonBytes } from '../../src/core/bounds';
 import { budgetedState, createTurnState, emit, stateBytesAtMost } from '../../src/core/state';

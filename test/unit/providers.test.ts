@@ -9,7 +9,7 @@ import {
   providerClients,
   providersFromEnv,
 } from '../../src/activities/providers';
-import { modelApiFromEnv } from '../../src/config';
+import { modelApiFromEnv } from '../../src/worker/model-env';
 
 const SECRET = 'sk-hostile-0123456789abcdef';
 const fromEnv = (value: string) => () => providersFromEnv({ TILLER_PROVIDERS: value });

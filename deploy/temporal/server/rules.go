@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 )
 
-// Tiller's message names: signals and updates the workflows act on (src/contract/messages.ts). A batch
+// Tiller's message names: signals and updates the workflows act on (src/core/contract/messages.ts). A batch
 // may not carry them: the batcher sends them as the server's own identity, with no verified approver.
 var tillerMessages = map[string]bool{"decide": true, "turnProgress": true, "send": true, "revokeTrust": true}
 

@@ -19,7 +19,7 @@ import { targetsSection } from './targets';
 import { throughputSection } from './throughput';
 
 /**
- * BENCHMARKS.md from a run's results; `apart` (bench/measured-apart.md, written by hand: runs of single
+ * BENCHMARKS.md from a run's results; `apart` (scripts/bench/measured-apart.md, written by hand: runs of single
  * sections, profiles and reproductions, each with its own command, commit and load) goes last, as is.
  */
 export function renderMarkdown(r: BenchResults, apart?: string): string {
@@ -33,7 +33,7 @@ export function renderMarkdown(r: BenchResults, apart?: string): string {
     'measured — do not edit by hand, re-run instead. Other work may have been running on the machine: the load',
     'average is recorded for the run and for every section (1 / 5 / 15 min).' +
       (apart
-        ? ' The exception is the last section, [Measured apart from this run](#measured-apart-from-this-run): written by hand in bench/measured-apart.md and included as is; each figure there names its command, commit and load.'
+        ? ' The exception is the last section, [Measured apart from this run](#measured-apart-from-this-run): written by hand in scripts/bench/measured-apart.md and included as is; each figure there names its command, commit and load.'
         : ''),
     '',
     table(

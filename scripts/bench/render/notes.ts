@@ -89,7 +89,7 @@ export function notesSection(r: BenchResults): string[] {
   out.push(
     '- **Peer set-up**: `@temporalio/openai-agents` 1.23.0 with `@openai/agents-core` 0.11.6 (webpack 5.113) fails',
     '  to load its workflow bundle (`Automatic publicPath is not supported in this browser`: agents-core’s dynamic',
-    '  `import()` becomes a webpack chunk); `bench/peer/run.ts` bundles with `dynamicImportMode: "eager"` to run it.',
+    '  `import()` becomes a webpack chunk); `scripts/bench/peer/run.ts` bundles with `dynamicImportMode: "eager"` to run it.',
   );
   return out;
 }

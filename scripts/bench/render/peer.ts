@@ -8,7 +8,7 @@ export function peerSection(r: BenchResults): string[] {
   if (sectionHeader('9. Peer: @temporalio/openai-agents', peer, L)) {
     const x = peer.result;
     L.push(
-      'The official integration (`@temporalio/openai-agents` + `@openai/agents`, `bench/peer/`, its own',
+      'The official integration (`@temporalio/openai-agents` + `@openai/agents`, `scripts/bench/peer/`, its own',
       'node_modules) with the same tool as an activity (`activityAsTool`), the same instructions, the same dev',
       'server and scripted model, run in a process of its own; step times taken on the model server as for ours.',
       'It calls the model without streaming, so ours runs here both unary (like for like) and streamed (our',

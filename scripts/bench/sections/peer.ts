@@ -1,6 +1,6 @@
 /**
  * Peer: the official Temporal integration (`@temporalio/openai-agents` with `@openai/agents`), run
- * from `bench/peer/` (its own package.json and node_modules, installed on first use) in a process
+ * from `scripts/bench/peer/` (its own package.json and node_modules, installed on first use) in a process
  * of its own, against the same dev server and the same scripted model, with the same instant tool.
  * Its step times are taken exactly like ours: on the model server, between consecutive requests.
  *
@@ -19,7 +19,7 @@ import type { BenchEnv } from '../env';
 import { gaps, roundSummary, summarize, type Summary } from '../stats';
 import { runTurnOfSteps } from './durable';
 
-export const PEER_DIR = path.resolve(__dirname, '../../../bench/peer');
+export const PEER_DIR = path.resolve(__dirname, '../peer');
 
 export interface HistoryCount {
   events: number;
@@ -46,10 +46,10 @@ function ensureInstalled(): string | undefined {
   if (fs.existsSync(path.join(PEER_DIR, 'node_modules/@temporalio/openai-agents/package.json'))) return undefined;
   const lock = fs.existsSync(path.join(PEER_DIR, 'package-lock.json'));
   const args = lock ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
-  process.stderr.write(`[bench] installing the peer: npm ${args.join(' ')} in bench/peer\n`);
+  process.stderr.write(`[bench] installing the peer: npm ${args.join(' ')} in scripts/bench/peer\n`);
   const r = spawnSync('npm', args, { cwd: PEER_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status === 0) return undefined;
-  return `npm ${args.join(' ')} in bench/peer failed (exit ${r.status}):\n${`${r.stdout}${r.stderr}`.trim().slice(-3000)}`;
+  return `npm ${args.join(' ')} in scripts/bench/peer failed (exit ${r.status}):\n${`${r.stdout}${r.stderr}`.trim().slice(-3000)}`;
 }
 
 async function historyCount(env: BenchEnv, workflowId: string, steps: number): Promise<HistoryCount> {

@@ -14,7 +14,7 @@ import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { defineAgent } from '../../../src/agents/define';
 import type { LiveTextEvent } from '../../../src/core/live-text';
 import { startScriptedModel } from '../../../src/testing/scripted-model';
-import { createWorker } from '../../../src/worker';
+import { createWorker } from '../../../src/worker/create-worker';
 import { openaiFor, QUIET_BUNDLE_LOGGER, type BenchEnv } from '../env';
 import { streamProbeActivities, type ProbeChunk } from '../streams/activities';
 import { round, roundSummary, summarize, type Summary } from '../stats';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, type Context } from '@temporalio/activity';
-import { conversationQuery } from '../../contract';
+import { conversationQuery } from '../../core/contract';
 import { resolveConversation } from '../../core/conversation';
 import { FailureType } from '../../core/failures';
 import type { ChatMessage, ConversationSnapshot, ModelRequest, ToolSpec } from '../../core/spec';

@@ -7,7 +7,7 @@ import { identityOf } from '../auth';
 import { toHttpError } from '../errors';
 import { can, canSeeArgs, type Identity } from '../identity';
 import { InboxQuery, type InboxItem } from '../schemas';
-import { redact } from '../redact';
+import { redact } from '../../core/redact';
 import { parse, type RouteDeps } from './shared';
 import type { TurnCalls } from './turn-calls';
 

@@ -5,7 +5,7 @@ import { identityOf } from '../auth';
 import { HttpError, toHttpError } from '../errors';
 import { canSeeArgs, type Identity } from '../identity';
 import { StartTurnBody, TurnIdParam } from '../schemas';
-import { redact } from '../redact';
+import { redact } from '../../core/redact';
 import { parse, type RouteDeps } from './shared';
 import type { TurnCalls } from './turn-calls';
 

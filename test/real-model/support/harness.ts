@@ -13,7 +13,7 @@ import OpenAI from 'openai';
 import type { AgentDefinition } from '../../../src/agents/define';
 import { TillerClient } from '../../../src/client';
 import { fileTools } from '../../../src/tools/files';
-import { createWorker } from '../../../src/worker';
+import { createWorker } from '../../../src/worker/create-worker';
 import { bundle, quietRuntime } from '../../support/harness';
 import { createWireTap, type WireTap } from './wire-tap';
 

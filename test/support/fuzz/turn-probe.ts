@@ -4,7 +4,7 @@
  * that it cannot (a workflow task retrying).
  */
 import type { Client } from '@temporalio/client';
-import { stateQuery } from '../../../src/contract';
+import { stateQuery } from '../../../src/core/contract';
 import type { TurnState } from '../../../src/core/state';
 import { BUDGETS } from './config';
 import { describe, within, type Description } from './history';

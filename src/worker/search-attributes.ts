@@ -1,0 +1,50 @@
+/** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
+import type { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../core/contract';
+
+// gRPC status codes (avoids a direct dependency on @grpc/grpc-js for two numbers).
+const PERMISSION_DENIED = 7;
+const UNIMPLEMENTED = 12;
+
+const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/** `registered`: all are there now (`added`: those this call added); `unavailable`: the server refused. */
+export type SearchAttributeSetup =
+  { type: 'registered'; added: string[] } | { type: 'unavailable'; missing: string[]; reason: string };
+
+/** A client or worker connection: both carry the operator service. */
+export type OperatorConnection = Pick<Connection, 'operatorService'>;
+
+/**
+ * Registers Tiller's search attributes on `namespace` where they are missing (what `tiller setup` does), or
+ * says which are missing when the server refuses (e.g. Temporal Cloud).
+ */
+export async function ensureSearchAttributes(
+  connection: OperatorConnection,
+  namespace: string,
+): Promise<SearchAttributeSetup> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !known.has(name));
+  if (missing.length === 0) return { type: 'registered', added: [] };
+  try {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(
+        missing.map((name) => [name, TYPES[SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES]]!]),
+      ),
+    });
+    return { type: 'registered', added: missing };
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    const reason =
+      code === PERMISSION_DENIED || code === UNIMPLEMENTED
+        ? 'this server does not let this client register search attributes (on Temporal Cloud add them in the namespace settings or with tcld)'
+        : (err as Error).message;
+    return { type: 'unavailable', missing, reason };
+  }
+}
