@@ -7,7 +7,12 @@
  *
  * @packageDocumentation
  */
-export { createWorker, SearchAttributesMissing, type CreateWorkerOptions } from './worker/create-worker';
+export {
+  createWorker,
+  SearchAttributesMissingError,
+  SearchAttributesMissing,
+  type CreateWorkerOptions,
+} from './worker/create-worker';
 export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './worker/plugin';
 export { ensureSearchAttributes } from './worker/search-attributes';
 export { defineAgent, type AgentDefinition, type InstructionsFn, type SubAgentDefinition } from './agents/define';

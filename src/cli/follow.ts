@@ -10,7 +10,7 @@ import type { TemporalSettings } from '../client/connect';
 import { CliError, EXIT, isConnectionError, isNoPollerError, noWorkerMessage, unreachable } from './errors';
 import { tillerCommand } from '../core/hints';
 import { compactJson, decideInstructions, formatDecision, formatEvent, formatUsage } from './format';
-import { Terminal, Withdrawn, type Choice } from './prompt';
+import { Terminal, WithdrawnError, type Choice } from './prompt';
 import { colourLine, useColour } from './colour';
 import { LiveTextPrinter } from './live-text';
 import { hasWorker } from './temporal';
@@ -109,7 +109,7 @@ export async function followTurn(o: FollowOptions): Promise<number> {
       if (choice.type === 'wait') instructions(next);
       else await send(next, choice);
     } catch (err) {
-      if (!(err instanceof Withdrawn)) note(`prompt failed: ${(err as Error).message}`);
+      if (!(err instanceof WithdrawnError)) note(`prompt failed: ${(err as Error).message}`);
     } finally {
       active = undefined;
     }

@@ -10,8 +10,8 @@ export type Choice = { type: 'approve'; scope: 'once' | 'turn' } | { type: 'deny
 export const CHOICES = '[a]pprove once · approve for the [t]urn · [d]eny · [w]ait for another client';
 
 /** Thrown by `ask` when the question was withdrawn (another client decided) or input closed. */
-export class Withdrawn extends Error {
-  override readonly name = 'Withdrawn';
+export class WithdrawnError extends Error {
+  override readonly name = 'WithdrawnError';
 }
 
 export class Terminal {
@@ -51,7 +51,7 @@ export class Terminal {
   }
 
   private question(text: string): Promise<string> {
-    if (this.closed) return Promise.reject(new Withdrawn('input closed'));
+    if (this.closed) return Promise.reject(new WithdrawnError('input closed'));
     const rl = this.iface;
     return new Promise((resolve, reject) => {
       const abort = new AbortController();
@@ -63,7 +63,7 @@ export class Terminal {
       this.withdraw = () => {
         done();
         abort.abort(); // readline drops the question and what was typed so far
-        reject(new Withdrawn('withdrawn'));
+        reject(new WithdrawnError('withdrawn'));
       };
       rl.question(text, { signal: abort.signal }, (answer) => {
         done();
@@ -72,7 +72,7 @@ export class Terminal {
     });
   }
 
-  /** Asks for a decision until the answer is valid; rejects with `Withdrawn` when `cancel` is called. */
+  /** Asks for a decision until the answer is valid; rejects with `WithdrawnError` when `cancel` is called. */
   async ask(header: string): Promise<Choice> {
     this.print(header);
     for (;;) {

@@ -5,7 +5,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { FailureType } from '../core/failures';
 import type { AgentSpec } from '../core/spec';
-import { McpToolNotFound, resolveAgentMcpTools, type McpAgentConfig } from './agent-tools';
+import { McpToolNotFoundError, resolveAgentMcpTools, type McpAgentConfig } from './agent-tools';
 import { McpUnavailableError, type McpPool } from './pool';
 
 export async function withMcpTools(
@@ -42,7 +42,7 @@ export async function withMcpTools(
       // Retried by the activity's policy: a server that is restarting may answer the next attempt.
       throw ApplicationFailure.create({ type: FailureType.McpServerUnavailable, message: err.message, cause: err });
     }
-    if (err instanceof McpToolNotFound) {
+    if (err instanceof McpToolNotFoundError) {
       throw ApplicationFailure.create({ type: FailureType.McpToolNotFound, message: err.message, nonRetryable: true });
     }
     throw err;

@@ -21,8 +21,8 @@ export interface AgentMcpTools {
   skipped: string[];
 }
 
-export class McpToolNotFound extends Error {
-  override readonly name = 'McpToolNotFound';
+export class McpToolNotFoundError extends Error {
+  override readonly name = 'McpToolNotFoundError';
 }
 
 /**
@@ -54,7 +54,7 @@ export async function resolveAgentMcpTools(
     const offered = listings.get(server) ?? [];
     const found = offered.find((t) => t.name === tool);
     if (!found) {
-      throw new McpToolNotFound(
+      throw new McpToolNotFoundError(
         `agent ${agent.name} uses tool ${name}, but MCP server ${server} offers no tool "${tool}" ` +
           `(it offers: ${offered.map((t) => t.name).join(', ') || 'none'})`,
       );

@@ -24,7 +24,7 @@ export interface CreateWorkerOptions extends TillerPluginOptions {
   /**
    * Tiller's search attributes (`TillerStatus`, …) on the namespace. Absent (the default): the worker
    * checks them at start and registers the missing ones where the server allows it (as `tiller setup`
-   * does); where it does not, `createWorker` throws {@link SearchAttributesMissing}, naming the command
+   * does); where it does not, `createWorker` throws {@link SearchAttributesMissingError}, naming the command
    * to run. `true`: they are registered, do not check (e.g. a Temporal Cloud namespace set up with
    * `tcld`, where this client may not list them). `false`: run without them (turns work; `tiller
    * pending` and the UI cannot find waiting turns).
@@ -33,8 +33,8 @@ export interface CreateWorkerOptions extends TillerPluginOptions {
 }
 
 /** `createWorker` refused to start: the namespace lacks Tiller's search attributes and they could not be registered. */
-export class SearchAttributesMissing extends Error {
-  override readonly name = 'SearchAttributesMissing';
+export class SearchAttributesMissingError extends Error {
+  override readonly name = 'SearchAttributesMissingError';
   constructor(
     readonly namespace: string,
     readonly missing: readonly string[],
@@ -51,8 +51,13 @@ export class SearchAttributesMissing extends Error {
   }
 }
 
+/** @deprecated Renamed {@link SearchAttributesMissingError} (errors end in `Error`); this alias goes in 0.5. */
+export const SearchAttributesMissing = SearchAttributesMissingError;
+/** @deprecated Renamed {@link SearchAttributesMissingError}; this alias goes in 0.5. */
+export type SearchAttributesMissing = SearchAttributesMissingError;
+
 /**
- * Registers Tiller's missing search attributes on `namespace`, or throws {@link SearchAttributesMissing}:
+ * Registers Tiller's missing search attributes on `namespace`, or throws {@link SearchAttributesMissingError}:
  * without them every turn's workflow task would fail with `BadSearchAttributes` and retry forever.
  */
 export async function requireSearchAttributes(connection: OperatorConnection, namespace: string): Promise<string[]> {
@@ -60,9 +65,10 @@ export async function requireSearchAttributes(connection: OperatorConnection, na
   try {
     outcome = await ensureSearchAttributes(connection, namespace);
   } catch (err) {
-    throw new SearchAttributesMissing(namespace, [], `listing them failed: ${(err as Error).message}`);
+    throw new SearchAttributesMissingError(namespace, [], `listing them failed: ${(err as Error).message}`);
   }
-  if (outcome.type === 'unavailable') throw new SearchAttributesMissing(namespace, outcome.missing, outcome.reason);
+  if (outcome.type === 'unavailable')
+    throw new SearchAttributesMissingError(namespace, outcome.missing, outcome.reason);
   return outcome.added;
 }
 

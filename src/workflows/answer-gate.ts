@@ -10,7 +10,7 @@ import { deniedResult } from '../core/policy';
 import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
 import { acts, hookOptions } from './activities';
 import type { ApprovalDesk } from './desk/approvals';
-import { TurnFailure, type ModelStep } from './model-call';
+import { TurnFailureError, type ModelStep } from './model-call';
 import { PATCH_ANSWER_GATE, PATCH_STRUCTURED_OUTPUT } from './patches';
 import type { TurnRecorder } from './recorder';
 
@@ -64,7 +64,7 @@ export async function settleAnswer(
   const attempts = invalidSoFar + 1;
   recorder.record({ type: 'OUTPUT_INVALID', call, attempt: attempts, error });
   if (attempts > (agent.output?.maxRetries ?? 0))
-    throw new TurnFailure(
+    throw new TurnFailureError(
       `InvalidOutput: the answer did not match the output schema after ${attempts} attempts: ${error}`,
       FailureType.InvalidOutput,
     );
@@ -161,7 +161,7 @@ async function gateAnswer(
   const outcome = await desk.wait({ ...context, args }, agent.answerGate ?? {}, answer.text);
   if (outcome.type === 'refused') {
     if (state.toolCalls.find((c) => c.id === id)?.status === 'timed_out')
-      throw new TurnFailure(`the answer was not approved: ${outcome.result}`);
+      throw new TurnFailureError(`the answer was not approved: ${outcome.result}`);
     return { type: 'denied', reason: outcome.result };
   }
   const edited = (outcome.decision.args as { text?: unknown } | undefined)?.text;

@@ -25,7 +25,7 @@ import type { AgentSpec, ContextWindowSpec } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { TurnConversation } from './conversation';
 import type { ModelStep } from './model-call';
-import { TurnFailure } from './model-call';
+import { TurnFailureError } from './model-call';
 import {
   PATCH_CALIBRATION_BOUNDS,
   PATCH_CONTEXT_LOW_WATER,
@@ -145,7 +145,7 @@ export class ContextWindow {
     try {
       return await run();
     } catch (err) {
-      if (!(err instanceof TurnFailure) || !err.refused || !patched(PATCH_CONTEXT_REFUSED_RETRY)) throw err;
+      if (!(err instanceof TurnFailureError) || !err.refused || !patched(PATCH_CONTEXT_REFUSED_RETRY)) throw err;
       const { promptTokens: counted, contextTokens } = err.refused;
       const chars = this.pendingChars;
       const estimate = promptTokens(this.conversation.all(), agent.tools, this.calibration, true);

@@ -10,7 +10,7 @@ import { describeFailure, FailureType } from '../core/failures';
 import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, GuardrailSpec } from '../core/spec';
 import { acts } from './activities';
-import { TurnFailure } from './model-call';
+import { TurnFailureError } from './model-call';
 import { PATCH_GUARDRAILS } from './patches';
 import type { TurnRecorder } from './recorder';
 
@@ -108,6 +108,6 @@ export class TurnGuardrails {
   }
 }
 
-function tripped(name: string, kind: 'input' | 'output', why: string): TurnFailure {
-  return new TurnFailure(`${kind} guardrail ${name} tripped: ${why}`, FailureType.GuardrailTripped);
+function tripped(name: string, kind: 'input' | 'output', why: string): TurnFailureError {
+  return new TurnFailureError(`${kind} guardrail ${name} tripped: ${why}`, FailureType.GuardrailTripped);
 }

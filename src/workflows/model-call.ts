@@ -17,7 +17,7 @@ import type { TurnRecorder } from './recorder';
 import { displayArgs } from './tool-call/args';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
-export class TurnFailure extends Error {
+export class TurnFailureError extends Error {
   /** The failure's type: `TurnFailed` unless said otherwise (`InvalidOutput`). */
   constructor(
     message: string,
@@ -30,7 +30,7 @@ export class TurnFailure extends Error {
 }
 
 /** The server's refusal of a prompt as too long (`ModelContextExceeded`), as a turn failure; else undefined. */
-function refusedPrompt(err: unknown, call: number): TurnFailure | undefined {
+function refusedPrompt(err: unknown, call: number): TurnFailureError | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.ModelContextExceeded) return undefined;
   if (!patched(PATCH_CONTEXT_EXHAUSTED)) return undefined;
@@ -42,7 +42,7 @@ function refusedPrompt(err: unknown, call: number): TurnFailure | undefined {
     promptTokens !== undefined
       ? ` (a prompt of ${promptTokens} tokens${contextTokens !== undefined ? `, a context of ${contextTokens}` : ''})`
       : '';
-  return new TurnFailure(
+  return new TurnFailureError(
     `model call ${call}: the model server refused the prompt as longer than its context${counts} (${cause.message}); ` +
       `give the agent a contextWindow no larger than the server's context (per request slot), or send less`,
     FailureType.ContextExhausted,
@@ -85,7 +85,8 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
       (err: unknown) => {
         if (isCancellation(err)) throw err;
         throw (
-          refusedPrompt(err, call) ?? new TurnFailure(`model call ${call} failed: ${describeModelFailure(err, retry)}`)
+          refusedPrompt(err, call) ??
+          new TurnFailureError(`model call ${call} failed: ${describeModelFailure(err, retry)}`)
         );
       },
     );
@@ -154,7 +155,7 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
   if (finishReason === 'length' && agent.onTruncated !== 'accept' && patched(PATCH_FINISH_REASONS)) {
     const exhausted = contextExhausted(agent, call, response);
     if (exhausted) throw exhausted;
-    throw new TurnFailure(
+    throw new TurnFailureError(
       `model call ${call} was cut at the token limit (finish_reason length, ${response.usage.outputTokens} output tokens): ` +
         `raise modelSettings.maxTokens, or set onTruncated: 'accept' to keep cut answers`,
       FailureType.ModelTruncated,
@@ -165,7 +166,7 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
       refusal !== undefined
         ? `the model refused: ${refusal}`
         : 'the provider filtered the answer (finish_reason content_filter)';
-    throw new TurnFailure(`model call ${call}: ${why}`, FailureType.ModelRefused);
+    throw new TurnFailureError(`model call ${call}: ${why}`, FailureType.ModelRefused);
   }
 }
 
@@ -174,7 +175,7 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
  * filled the model's context, and a larger `maxTokens` cannot help. Undefined for an answer cut at
  * `maxTokens` (or at a limit Tiller cannot tell: no `maxTokens`, no window).
  */
-function contextExhausted(agent: AgentSpec, call: number, response: ModelResponse): TurnFailure | undefined {
+function contextExhausted(agent: AgentSpec, call: number, response: ModelResponse): TurnFailureError | undefined {
   const { inputTokens, outputTokens } = response.usage;
   const max = agent.modelSettings?.maxTokens;
   const window = agent.contextWindow;
@@ -186,7 +187,7 @@ function contextExhausted(agent: AgentSpec, call: number, response: ModelRespons
     ? `lower contextWindow.tokens (${window.tokens}) to the model's context (per request slot)` +
       (unset ? `, or set modelSettings.maxTokens to the room an answer needs (unset, it keeps a quarter)` : '')
     : `give the agent a contextWindow (the model's context, per request slot) so earlier turns are trimmed`;
-  return new TurnFailure(
+  return new TurnFailureError(
     `model call ${call} ran out of context: a prompt of ${inputTokens} tokens and an answer cut at ` +
       `${outputTokens}${unset ? '' : ` (short of maxTokens ${max})`} filled it; ${advice}`,
     FailureType.ContextExhausted,
@@ -197,10 +198,10 @@ function contextExhausted(agent: AgentSpec, call: number, response: ModelRespons
 export function checkLimits(step: ModelStep, call: number, agent: AgentSpec, used: number, budget?: number): void {
   const still = `the model still asked for tools (${step.calls.map((c) => c.name).join(', ')})`;
   if (budget !== undefined && used > budget) {
-    throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
+    throw new TurnFailureError(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
   }
   if (call >= agent.maxModelCalls) {
-    throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
+    throw new TurnFailureError(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
   }
 }
 
@@ -213,9 +214,9 @@ export function checkAnswerLimits(
   still = 'the answer still did not match the output schema',
 ): void {
   if (budget !== undefined && used > budget) {
-    throw new TurnFailure(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
+    throw new TurnFailureError(`token budget exceeded: ${used} tokens used of ${budget}; ${still}`);
   }
   if (call >= agent.maxModelCalls) {
-    throw new TurnFailure(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
+    throw new TurnFailureError(`maxModelCalls (${agent.maxModelCalls}) reached: ${still} after ${call} calls`);
   }
 }

@@ -4,7 +4,7 @@ import { describeFailure, FailureType, refusedPayload } from '../core/failures';
 import { formatZodError, TurnInput } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
 import { acts, startOptions } from './activities';
-import { TurnFailure } from './model-call';
+import { TurnFailureError } from './model-call';
 import type { TurnRecorder } from './recorder';
 
 /** Resolves the agent (an activity: agents live in the worker); `started(spec)` runs before AGENT_STARTED is recorded. */
@@ -26,7 +26,7 @@ export async function startAgent(
     ]);
   } catch (err) {
     if (isCancellation(err)) throw err;
-    throw new TurnFailure(`could not start agent ${input.agent}: ${describeFailure(err)}`);
+    throw new TurnFailureError(`could not start agent ${input.agent}: ${describeFailure(err)}`);
   }
   const { spec } = response;
   started(spec);

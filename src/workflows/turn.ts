@@ -31,7 +31,7 @@ import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
-import { callModel, checkAnswerLimits, checkLimits, TurnFailure, type ModelStep } from './model-call';
+import { callModel, checkAnswerLimits, checkLimits, TurnFailureError, type ModelStep } from './model-call';
 import { ContextWindow } from './context';
 import { TurnGuardrails } from './guardrails';
 import { handOff, planHandoff } from './handoffs';
@@ -201,7 +201,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       recorder.record({ type: 'TURN_CANCELLED' });
       throw err;
     }
-    if (!(err instanceof TurnFailure)) throw err;
+    if (!(err instanceof TurnFailureError)) throw err;
     recorder.record({ type: 'TURN_FAILED', error: err.message });
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({

@@ -11,7 +11,7 @@ import { temporal } from '@temporalio/proto';
 import { TillerClient } from '../../src/client';
 import { defineAgent } from '../../src/agents/define';
 import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/core/contract';
-import { SearchAttributesMissing } from '../../src/worker/create-worker';
+import { SearchAttributesMissing, SearchAttributesMissingError } from '../../src/worker/create-worker';
 import { createHarness, scriptByInput, type Harness } from '../support/harness';
 
 let h: Harness;
@@ -87,6 +87,8 @@ test('where the server refuses to register them, createWorker refuses to start a
     (err: unknown) => err,
   );
 
+  expect(refused).toBeInstanceOf(SearchAttributesMissingError);
+  // The old name, kept as a deprecated alias for one minor version (issue 38).
   expect(refused).toBeInstanceOf(SearchAttributesMissing);
   const message = (refused as Error).message;
   expect(message).toContain(`namespace ${namespace} lacks Tiller's search attributes`);
