@@ -27,7 +27,7 @@ class SummaryReporter {
         .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
         .split('\n')
         .map((l) => l.trim())
-        .filter(Boolean)
+        .filter((l) => l && !l.startsWith('at '))
         .slice(0, 6)
         .join(' | ')
         .slice(0, 600);
