@@ -51,8 +51,8 @@ export function reconcileAudit(
     (r) => (r.via === 'update' || r.via === 'signal') && ['approved', 'edited', 'denied'].includes(r.outcome),
   );
   const byCall = new Map<string, AuditRow[]>();
-  for (const r of decidedRows)
-    byCall.set(key(r.turnId, r.toolCallId), [...(byCall.get(key(r.turnId, r.toolCallId)) ?? []), r]);
+  const push = <T>(map: Map<string, T[]>, k: string, value: T) => map.set(k, [...(map.get(k) ?? []), value]);
+  for (const r of decidedRows) push(byCall, key(r.turnId, r.toolCallId), r);
   const sent = new Map<string, DecisionRecord[]>();
 
   let soakApplied = 0;
@@ -64,7 +64,7 @@ export function reconcileAudit(
     soakExpired += calls.filter((c) => c.status === 'timed_out' && !c.decision).length;
     for (const d of t.decisions) {
       const k = key(d.turnId, d.callId);
-      sent.set(k, [...(sent.get(k) ?? []), d]);
+      push(sent, k, d);
       if (d.outcome === 'refused') soakRefused++;
       const recorded = calls.find((c) => c.id === d.callId)?.decision;
       const applied =

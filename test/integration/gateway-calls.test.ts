@@ -5,8 +5,6 @@
  * update; the task queue's worker check (DescribeTaskQueue) is remembered for a few seconds and left
  * out of the counts.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
   Client,
@@ -20,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
 import { TillerClient } from '../../src/client';
 import { buildGateway, hashToken, signWebhook } from '../../src/gateway';
-import { awaitingApproval, createHarness, scriptByInput, waitForState, type Harness } from '../support/harness';
+import { createHarness, pausedDeleteTurn, type Harness } from '../support/harness';
 
 const keeper = defineAgent({
   name: 'keeper',
@@ -96,20 +94,7 @@ const decide = (as: string, turnId: string, body: unknown) =>
   post(`/turns/${turnId}/decisions`, body, { authorization: `Bearer ${as}` });
 
 /** A turn waiting for a decision on its `delete_file` call `del`. */
-async function pausedTurn(label: string): Promise<string> {
-  const file = `${label}.txt`;
-  fs.writeFileSync(path.join(h.workspace, file), 'keep me\n');
-  h.model.setScript(
-    scriptByInput({
-      [label]: [{ toolCalls: [{ id: 'del', name: 'delete_file', arguments: { path: file } }] }, { content: 'ok' }],
-    }),
-  );
-  const turnId = h.turnId(label);
-  started.push(turnId);
-  await h.tiller.startTurn({ agent: 'keeper', input: label, turnId });
-  await waitForState(h.tiller, turnId, awaitingApproval);
-  return turnId;
-}
+const pausedTurn = (label: string) => pausedDeleteTurn(h, 'keeper', label, `${label}.txt`, started);
 
 /** The methods `fn` made the gateway call, the task queue's worker check left out. */
 async function callsOf(fn: () => Promise<unknown>): Promise<string[]> {

@@ -11,7 +11,7 @@ import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
 import { buildGateway, hashToken } from '../../src/gateway';
-import { awaitingApproval, createHarness, scriptByInput, waitForState, type Harness } from '../support/harness';
+import { createHarness, pausedDeleteTurn, scriptByInput, type Harness } from '../support/harness';
 import { openSse } from '../support/sse';
 
 const reader = defineAgent({
@@ -70,19 +70,7 @@ async function call(method: string, url: string, as: string, body?: unknown, at 
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function pausedTurn(label: string, file: string): Promise<string> {
-  fs.writeFileSync(path.join(h.workspace, file), 'keep me\n');
-  h.model.setScript(
-    scriptByInput({
-      [label]: [{ toolCalls: [{ id: 'del', name: 'delete_file', arguments: { path: file } }] }, { content: 'ok' }],
-    }),
-  );
-  const turnId = h.turnId(label);
-  started.push(turnId);
-  await h.tiller.startTurn({ agent: 'reader', input: label, turnId });
-  await waitForState(h.tiller, turnId, awaitingApproval);
-  return turnId;
-}
+const pausedTurn = (label: string, file: string) => pausedDeleteTurn(h, 'reader', label, file, started);
 
 test('a token configured without scopes may only read', async () => {
   const me = await call('GET', '/me', T.nemo);

@@ -199,6 +199,30 @@ export async function waitForState(
 export const awaitingApproval = (s: TurnState) => s.status === 'awaiting_approval';
 
 /**
+ * Starts a turn of `agent` (with the workspace's `delete_file`) that waits for a decision on its call
+ * `del`, deleting `file` (written first); its id is pushed to `started` so the file can cancel it after.
+ */
+export async function pausedDeleteTurn(
+  h: Harness,
+  agent: string,
+  label: string,
+  file: string,
+  started: string[],
+): Promise<string> {
+  fs.writeFileSync(path.join(h.workspace, file), 'keep me\n');
+  h.model.setScript(
+    scriptByInput({
+      [label]: [{ toolCalls: [{ id: 'del', name: 'delete_file', arguments: { path: file } }] }, { content: 'ok' }],
+    }),
+  );
+  const turnId = h.turnId(label);
+  started.push(turnId);
+  await h.tiller.startTurn({ agent, input: label, turnId });
+  await waitForState(h.tiller, turnId, awaitingApproval);
+  return turnId;
+}
+
+/**
  * One script per turn, chosen by the turn's input (the last user message of the request): turns of
  * different tests never take each other's steps. A request no route matches gets a 400, which fails
  * its turn at once (a 5xx would be retried).
