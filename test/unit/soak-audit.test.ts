@@ -122,3 +122,14 @@ test('a missing decision, a decision on the wrong channel, an invented one and a
     /lists 0 expiries; the soak let 1 expire/,
   );
 });
+
+test('the soak takes --port only where every port it derives is a port, and refuses anything else', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseOptions } = require('../../scripts/soak/options') as typeof import('../../scripts/soak/options');
+  expect(parseOptions(['--quick', '--port', '12233']).port).toBe(12233);
+  expect(parseOptions(['--quick']).port).toBeUndefined();
+  for (const bad of ['17337', '80', 'x', '-1', '12233.5']) {
+    expect(() => parseOptions(['--port', bad])).toThrow(/--port takes a port between 2000 and 17336/);
+  }
+  expect(() => parseOptions(['--port'])).toThrow(/--port needs a value/);
+});
