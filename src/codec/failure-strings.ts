@@ -18,12 +18,12 @@ import {
   type ProtoFailure,
   type SerializationContext,
 } from '@temporalio/common';
-import { clip, wellFormed } from '../core/bounds';
+import { BOUNDS, clip, wellFormed } from '../core/bounds';
 
 /** The longest message and stack trace a failure keeps (characters; longer ones end with a marker). */
 export const FAILURE_TEXT_BOUNDS: ReadonlyMap<string, number> = new Map([
-  ['message', 8_000],
-  ['stackTrace', 16_000],
+  ['message', BOUNDS.failureMessage],
+  ['stackTrace', BOUNDS.failureStack],
 ]);
 
 /**

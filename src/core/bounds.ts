@@ -31,6 +31,9 @@ export const BOUNDS = {
   stateBytes: 1_000_000,
   /** Events in one page of the `events` query (src/core/reads.ts); a page also stays under `stateBytes`. */
   eventsPage: 500,
+  /** A failure's message and stack trace as the worker sends them (src/codec/failure-strings.ts). */
+  failureMessage: 8_000,
+  failureStack: 16_000,
 } as const;
 
 /** A hook's receipt (`ApprovalReceipt` in ./spec, which this module does not import: spec → schemas → bounds). */
