@@ -10,7 +10,7 @@ import { connectClient, type TemporalSettings } from '../client/connect';
 import { AesGcmCodec, keysFromEnv } from '../codec/encryption';
 import { buildGateway, hashToken } from '../gateway';
 import { GatewayConfigError, gatewayOptionsFromEnv } from '../gateway/env';
-import { SlackConfigError, slackInteractionsFromEnv } from '../slack/config';
+import { SlackConfigError, slackInteractionsFromEnv } from '../slack/common/config';
 import { CliError, EXIT, unreachable } from './errors';
 import { packageVersion } from './paths';
 import { untilSignal } from './worker';

@@ -15,8 +15,8 @@ import { ensureSearchAttributes } from '../worker/search-attributes';
 import { demoScript, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
 import { workspaceRoot } from '../tools/files';
 import { tracingFromEnv, type Tracing } from '../observability/tracing';
-import { slackApprovals } from '../slack/hooks';
-import { SlackConfigError, slackPostingFromEnv } from '../slack/config';
+import { slackApprovals } from '../slack/worker/hooks';
+import { SlackConfigError, slackPostingFromEnv } from '../slack/common/config';
 import { createWorker } from '../worker/create-worker';
 import { CliError, unreachable } from './errors';
 import { connectOperator } from './temporal';
@@ -134,7 +134,7 @@ function logProviders(log: Log): void {
     log(`model provider ${name}: ${p.baseURL}${p.api === 'responses' ? ' (Responses API)' : ''}`);
 }
 
-/** The Slack hook when TILLER_SLACK_CHANNEL is set (src/slack/config.ts); a bad setting stops the start. */
+/** The Slack hook when TILLER_SLACK_CHANNEL is set (src/slack/common/config.ts); a bad setting stops the start. */
 function slackHooksFromEnv(log: Log): TillerHooks[] {
   let config;
   try {

@@ -4,7 +4,7 @@
  */
 import type { PayloadCodec } from '@temporalio/common';
 import type { TillerClient } from '../client';
-import type { SlackGatewayOptions } from '../slack/config';
+import type { SlackGatewayOptions } from '../slack/common/config';
 import type { IdentityConfig, IdentityVerifier } from './identity';
 
 export interface GatewayOptions {

@@ -1,11 +1,14 @@
 /**
- * Approve and deny from Slack: the worker posts approval requests and keeps them up to date
- * (`slackApprovals`, a hook), the gateway takes the clicks (`buildGateway({ slack })`,
- * POST /slack/interactions). Configuration from the environment in ./config.ts.
+ * Approve and deny from Slack, in folders by where the code runs:
+ * - `worker/`: the hook that posts approval requests and keeps them up to date (`slackApprovals`);
+ * - `gateway/`: the clicks and the deny modal (`buildGateway({ slack })`, POST /slack/interactions),
+ *   checked against Slack's signature;
+ * - `common/`: what both use: the Web API client, the messages, the approver map, the configuration
+ *   from the environment (./common/config.ts).
  */
-export { slackApprovals, SlackReceipt, type SlackApprovalsOptions } from './hooks';
-export { SlackApi, DEFAULT_SLACK_RETRY, type SlackApiOptions } from './api';
-export { SlackApprovers, type SlackApprover, type SlackApproverMapInput } from './approvers';
+export { slackApprovals, SlackReceipt, type SlackApprovalsOptions } from './worker/hooks';
+export { SlackApi, DEFAULT_SLACK_RETRY, type SlackApiOptions } from './common/api';
+export { SlackApprovers, type SlackApprover, type SlackApproverMapInput } from './common/approvers';
 export {
   slackPostingFromEnv,
   slackInteractionsFromEnv,
@@ -14,6 +17,6 @@ export {
   type SlackPostingConfig,
   type SlackInteractionsConfig,
   type SlackGatewayOptions,
-} from './config';
-export { signSlackRequest, SlackRequestVerifier, SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER } from './signing';
-export { pendingMessage, resolvedMessage, type SlackMessage, type CallFacts } from './messages';
+} from './common/config';
+export { signSlackRequest, SlackRequestVerifier, SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER } from './gateway/signing';
+export { pendingMessage, resolvedMessage, type SlackMessage, type CallFacts } from './common/messages';

@@ -13,7 +13,7 @@ import { defineAgent } from '../../src/agents/define';
 import { ANSWER_TOOL } from '../../src/core/spec';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { slackApprovals } from '../../src/slack';
-import { ACTION_APPROVE } from '../../src/slack/refs';
+import { ACTION_APPROVE } from '../../src/slack/common/refs';
 import { startSlackApi, type SlackStandIn, type StoredMessage } from '../../src/testing/slack-api';
 import { closeGatewayStack } from '../support/gateway-stack';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';

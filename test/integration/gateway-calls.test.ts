@@ -6,18 +6,13 @@
  * out of the counts.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  Client,
-  Connection,
-  defaultGrpcRetryOptions,
-  makeGrpcRetryInterceptor,
-  type ConnectionOptions,
-} from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
 import { TillerClient } from '../../src/client';
 import { buildGateway, hashToken, signWebhook } from '../../src/gateway';
+import { countedConnection, type CountedConnection } from '../support/grpc-calls';
 import { createHarness, pausedDeleteTurn, type Harness } from '../support/harness';
 
 const keeper = defineAgent({
@@ -31,19 +26,10 @@ const token = () => randomBytes(24).toString('base64url');
 const T = { alice: token(), dan: token() };
 const WEBHOOK_SECRET = randomBytes(24).toString('hex');
 
-type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
-
-/** The methods the gateway's connection called, in order (e.g. `DescribeWorkflowExecution`). */
-let sent: string[] = [];
-const counter: GrpcInterceptor = (options, nextCall) => {
-  sent.push(options.method_definition.path.split('/').pop()!);
-  return nextCall(options) as ReturnType<GrpcInterceptor>;
-};
-
 let h: Harness;
 let worker: Worker;
 let running: Promise<void>;
-let connection: Connection;
+let counted: CountedConnection;
 let app: FastifyInstance;
 let base: string;
 const started: string[] = [];
@@ -52,13 +38,9 @@ beforeAll(async () => {
   h = await createHarness();
   worker = await h.worker({ agents: [keeper] });
   running = worker.run();
-  // The counter outermost, then the retries every connection has by default.
-  connection = await Connection.connect({
-    address: h.address,
-    interceptors: [counter, makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
-  });
+  counted = await countedConnection(h.address);
   app = await buildGateway({
-    tiller: new TillerClient(new Client({ connection }), h.taskQueue),
+    tiller: new TillerClient(new Client({ connection: counted.connection }), h.taskQueue),
     identities: {
       tokens: [
         { name: 'alice', groups: ['finance'], sha256: hashToken(T.alice), scopes: ['read', 'decide'] },
@@ -74,7 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await connection?.close();
+  await counted?.connection.close();
   await Promise.all(started.map((id) => h.tiller.cancel(id).catch(() => undefined)));
   if (worker?.getState() === 'RUNNING') worker.shutdown();
   await running;
@@ -97,11 +79,7 @@ const decide = (as: string, turnId: string, body: unknown) =>
 const pausedTurn = (label: string) => pausedDeleteTurn(h, 'keeper', label, `${label}.txt`, started);
 
 /** The methods `fn` made the gateway call, the task queue's worker check left out. */
-async function callsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  sent = [];
-  await fn();
-  return sent.filter((m) => m !== 'DescribeTaskQueue');
-}
+const callsOf = (fn: () => Promise<unknown>) => counted.callsOf(fn);
 
 test('a decision costs one describe, the summary query and the update', async () => {
   const turnId = await pausedTurn('one-describe');

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { defineAgent } from '../../src/agents/define';
@@ -15,13 +16,14 @@ import type { Decision } from '../../src/core/schemas';
 import type { TurnState } from '../../src/core/state';
 import { buildGateway, hashToken } from '../../src/gateway';
 import { slackApprovals } from '../../src/slack';
-import { ACTION_APPROVE, ACTION_DENY } from '../../src/slack/refs';
-import { signSlackRequest } from '../../src/slack/signing';
+import { ACTION_APPROVE, ACTION_DENY } from '../../src/slack/common/refs';
+import { signSlackRequest } from '../../src/slack/gateway/signing';
 import type { ScriptFn } from '../../src/testing/scripted-model';
 import { startSlackApi, type SlackStandIn, type StoredMessage } from '../../src/testing/slack-api';
 import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
 import { closeGatewayStack } from '../support/gateway-stack';
+import { countedConnection, type CountedConnection } from '../support/grpc-calls';
 import { within } from '../support/wait';
 
 const BOT_TOKEN = `xoxb-${randomBytes(12).toString('hex')}`;
@@ -81,6 +83,8 @@ let running: Promise<void>;
 let app: FastifyInstance;
 let gateway: string;
 let client: HeldClient;
+/** The gateway's own connection, its calls counted. */
+let counted: CountedConnection;
 const errors: unknown[] = [];
 const started: string[] = [];
 
@@ -92,7 +96,8 @@ beforeAll(async () => {
     hooks: [slackApprovals({ token: BOT_TOKEN, channel: CHANNEL, apiUrl: slack.url, retry: FAST_RETRY })],
   });
   running = worker.run();
-  client = new HeldClient(h.client, h.taskQueue);
+  counted = await countedConnection(h.address);
+  client = new HeldClient(new Client({ connection: counted.connection }), h.taskQueue);
   app = await buildGateway({
     tiller: client,
     identities: { tokens: [{ name: 'ops', sha256: hashToken(randomBytes(24).toString('hex')) }] },
@@ -115,7 +120,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(
-  () => closeGatewayStack({ app, started, worker, running, h, also: () => slack?.close() ?? Promise.resolve() }),
+  () =>
+    closeGatewayStack({
+      app,
+      started,
+      worker,
+      running,
+      h,
+      also: () => Promise.all([slack?.close(), counted?.connection.close()]),
+    }),
   60_000,
 );
 
@@ -251,6 +264,21 @@ test('Approve: Slack is answered at once, the mapped approver decides, the messa
   expect(rows).toEqual([
     expect.objectContaining({ outcome: 'approved', approver: 'alice', channel: 'slack', via: 'update' }),
   ]);
+});
+
+test("a click costs the gateway one describe, the state query and the update (the read's worker check is the decision's)", async () => {
+  const { turnId } = await startTurn('clerk');
+  const message = await firstMessage(turnId);
+  await waitForState(h.tiller, turnId, awaitingApproval);
+  const calls = await counted.callsOf(async () => {
+    await slack.click(gateway, message, ACTION_APPROVE, USERS.alice);
+    await slack.waitFor(
+      () => messagesOf(turnId).find((m) => m.updates.length > 0 && !hasButtons(m)),
+      'the message updated',
+    );
+  });
+  expect(calls).toEqual(['DescribeWorkflowExecution', 'QueryWorkflow', 'UpdateWorkflowExecution']);
+  expect((await h.tiller.result(turnId)).status).toBe('completed');
 });
 
 test('Deny opens a modal asking for the reason; its submission denies with it', async () => {

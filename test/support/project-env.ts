@@ -6,7 +6,7 @@
  * src/activities/model-config.ts (OPENAI_*), src/codec/encryption.ts (TILLER_ENCRYPTION_KEYS),
  * src/observability/tracing.ts (OTEL_*; the OTLP exporter reads OTEL_EXPORTER_OTLP_*), src/cli/worker.ts
  * (TILLER_METRICS_ADDRESS), src/worker/plugin.ts (TILLER_WORKFLOW_CACHE_MB), src/gateway/env.ts
- * (TILLER_GATEWAY_*) and src/slack/config.ts (TILLER_SLACK_*). Keep it in step with docs/configuration.md
+ * (TILLER_GATEWAY_*) and src/slack/common/config.ts (TILLER_SLACK_*). Keep it in step with docs/configuration.md
  * (test/unit/configuration.test.ts checks that page against the code) when a variable is added: the
  * worker's and the gateway's env must be subsets of it.
  */

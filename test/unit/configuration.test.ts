@@ -3,7 +3,7 @@
  *
  * - every environment variable read in src/, bin/ or scripts/ensure-temporal.js — `process.env.X`,
  *   `env.X`, `env?.X`, `env['X']`, `const { X } = process.env`, or a key of a zod schema named `…Env`
- *   (src/slack/config.ts) — is in the page's first table, and every variable of that table is read there;
+ *   (src/slack/common/config.ts) — is in the page's first table, and every variable of that table is read there;
  * - every variable of the second table ("Read by the libraries Tiller uses") appears in the package named
  *   beside it, under node_modules/;
  * - the options table lists exactly the properties of `CreateWorkerOptions` and `TillerPluginOptions`.

@@ -23,14 +23,17 @@ export function registerDecisionRoutes(app: FastifyInstance, calls: TurnCalls): 
     const decision = { ...body, approver: identity.name, approverGroups: identity.groups };
     // Refuse an approver outside the gate before the update, so that nothing is written to the turn; the
     // workflow enforces the same rule (and records an attempt that slips past this check, e.g. mid-escalation).
-    return calls.decide(turnId, decision, updateId, (summary) => {
-      const waiting = summary.pendingApprovals.find((p) => p.id === body.id);
-      if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
-        throw new HttpError(
-          403,
-          `${identity.name} may not decide ${waiting.tool}; allowed: ${describeApprovers(waiting.approvers ?? [])}`,
-        );
-      }
+    return calls.decide(turnId, decision, {
+      updateId,
+      gate: (summary) => {
+        const waiting = summary.pendingApprovals.find((p) => p.id === body.id);
+        if (waiting && !mayDecide(waiting.approvers, identity.name, identity.groups)) {
+          throw new HttpError(
+            403,
+            `${identity.name} may not decide ${waiting.tool}; allowed: ${describeApprovers(waiting.approvers ?? [])}`,
+          );
+        }
+      },
     });
   });
 }

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { TillerClient } from '../../client';
 import { formatZodError } from '../../core/schemas';
-import type { SlackGatewayOptions } from '../../slack/config';
+import type { SlackGatewayOptions } from '../../slack/common/config';
 import { HttpError } from '../errors';
 import type { Nudges } from '../sse';
 import type { WebhookVerifier } from '../webhook';

@@ -1,15 +1,15 @@
 /**
  * POST /slack/interactions: Slack's interactivity requests (button clicks, the deny modal), verified
- * with the app's signing secret (src/slack/signing.ts) before the payload is read, answered at once
+ * with the app's signing secret (src/slack/gateway/signing.ts) before the payload is read, answered at once
  * (Slack allows 3 seconds) and acted on after; decisions go through the gateway's own decide path.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SlackApi } from '../../slack/api';
-import { SlackApprovers } from '../../slack/approvers';
-import type { SlackGatewayOptions } from '../../slack/config';
-import { DeskError, SlackInteractions, type SlackDesk } from '../../slack/interactions';
-import { parseInteractionBody } from '../../slack/payloads';
-import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, SlackRequestVerifier } from '../../slack/signing';
+import { SlackApi } from '../../slack/common/api';
+import { SlackApprovers } from '../../slack/common/approvers';
+import type { SlackGatewayOptions } from '../../slack/common/config';
+import { DeskError, SlackInteractions, type SlackDesk } from '../../slack/gateway/interactions';
+import { parseInteractionBody } from '../../slack/gateway/payloads';
+import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, SlackRequestVerifier } from '../../slack/gateway/signing';
 import { HttpError } from '../errors';
 import type { TurnCalls } from './turn-calls';
 
@@ -57,18 +57,26 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The gateway's checked read and decide paths, their HTTP refusals as messages for the clicker. */
+/**
+ * The gateway's checked read and decide paths, their HTTP refusals as messages for the clicker. The
+ * read's worker check is the decision's: one describe per click.
+ */
 function deskOf(calls: TurnCalls): SlackDesk {
   const refusal = (err: unknown): never => {
     if (err instanceof HttpError) throw new DeskError(err.message, err.statusCode);
     throw err;
   };
   return {
-    state: (turnId) =>
-      calls
-        .readStateChecked(turnId)
-        .catch((err: unknown) => calls.closedOrMissing(turnId, err))
-        .catch(refusal),
-    decide: (turnId, decision, updateId) => calls.decide(turnId, decision, updateId).catch(refusal),
+    read: async (turnId) => {
+      const described = (await calls.requireWorker(turnId).catch(refusal)).status.name;
+      const state = await calls
+        .readState(turnId)
+        .catch((err: unknown) => calls.closedOrMissing(turnId, err, described))
+        .catch(refusal);
+      return {
+        state,
+        decide: (decision, updateId) => calls.decide(turnId, decision, { updateId, described }).catch(refusal),
+      };
+    },
   };
 }

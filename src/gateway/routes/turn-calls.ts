@@ -12,6 +12,15 @@ import type { TurnState } from '../../core/state';
 import { HttpError, toHttpError } from '../errors';
 import type { RouteDeps } from './shared';
 
+export interface DecideOptions {
+  /** The update's id (a retried request sends the same one, and gets the same answer). */
+  updateId?: string;
+  /** Sees the turn's summary before anything is sent; throws to refuse. */
+  gate?: (summary: TurnSummary) => void;
+  /** The workflow status a worker check just gave (e.g. `RUNNING`): the turn is not described again. */
+  described?: string;
+}
+
 /** How long a task queue counts as served after a worker was seen polling it. */
 const WORKER_SEEN_MS = 5_000;
 
@@ -95,18 +104,16 @@ export class TurnCalls {
   /**
    * Sends a decision (the `decide` update) after the worker check, and wakes the turn's event streams.
    * `gate`, when given, sees the turn's summary (the `summary` query) first and may refuse by throwing:
-   * then nothing is sent and no stream is woken.
+   * then nothing is sent and no stream is woken. `described`, when the caller has just made the worker
+   * check itself (a read before the decision), is the status that check gave: the turn is not described
+   * again.
    */
-  async decide(
-    turnId: string,
-    decision: Decision,
-    updateId?: string,
-    gate?: (summary: TurnSummary) => void,
-  ): Promise<RecordedDecision> {
-    let status: string | undefined;
+  async decide(turnId: string, decision: Decision, opts: DecideOptions = {}): Promise<RecordedDecision> {
+    const { updateId, gate } = opts;
+    let status = opts.described;
     let wake = gate === undefined;
     try {
-      status = (await this.requireWorker(turnId)).status.name;
+      status ??= (await this.requireWorker(turnId)).status.name;
       if (gate) {
         gate(await this.readSummary(turnId));
         wake = true;

@@ -8,7 +8,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { signSlackRequest } from '../../slack/signing';
+import { signSlackRequest } from '../../slack/gateway/signing';
 import type { InteractionAnswer, OpenedView, SlackStandIn, StoredMessage } from './api';
 
 /** Trigger ids and response URLs handed out with interactions, for views.open and /response to check. */

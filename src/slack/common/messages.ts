@@ -4,15 +4,26 @@
  * (who approved or denied it and why, or that it expired; no buttons). Every text that comes from a
  * model, a tool or a person is escaped and cut to Slack's limits.
  */
-import { describeApprovers } from '../core/approvers';
-import { decideHints, NOBODY_DECIDES } from '../core/hints';
-import { ANSWER_TOOL, type ApprovalPendingContext } from '../core/spec';
-import { REDACTED } from '../core/redact';
+import { describeApprovers } from '../../core/approvers';
+import { decideHints, NOBODY_DECIDES } from '../../core/hints';
+import { ANSWER_TOOL, type ApprovalPendingContext } from '../../core/spec';
+import { REDACTED } from '../../core/redact';
 import { codeBlock, cut, fitEscaped, inlineCode, LIMITS, quote, slackDate } from './mrkdwn';
 import type { SlackOutcome } from './outcome';
 import { ACTION_APPROVE, ACTION_DENY, buttonValue } from './refs';
 
 export type SlackBlock = { type: string } & Record<string, unknown>;
+
+/** A modal (views.open), as the deny dialog is. */
+export interface SlackView {
+  type: 'modal';
+  callback_id: string;
+  private_metadata: string;
+  title: { type: 'plain_text'; text: string };
+  submit: { type: 'plain_text'; text: string };
+  close: { type: 'plain_text'; text: string };
+  blocks: SlackBlock[];
+}
 
 export interface SlackMessage {
   /** The notification and accessibility text. */

@@ -5,7 +5,7 @@
  * bounded); other interaction types are acknowledged and ignored.
  */
 import { z } from 'zod';
-import { formatZodError } from '../core/schemas';
+import { formatZodError } from '../../core/schemas';
 
 const Short = z.string().max(255);
 

@@ -1,6 +1,6 @@
 /** How a call's wait ended, as a Slack message says it: from the hook's context or from a turn's state. */
-import type { RecordedDecision, ToolCallRecord, TrustScope, TurnStatus } from '../core/schemas';
-import type { ApprovalResolvedContext } from '../core/spec';
+import type { RecordedDecision, ToolCallRecord, TrustScope, TurnStatus } from '../../core/schemas';
+import type { ApprovalResolvedContext } from '../../core/spec';
 
 export type SlackOutcome =
   | { type: 'approved'; approver?: string; scope: TrustScope; edited: boolean; at?: string }

@@ -9,12 +9,12 @@
  */
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import type { TillerHooks } from '../agents/hooks';
-import { stateQuery } from '../core/contract';
-import { ANSWER_TOOL, type ToolCallContext } from '../core/spec';
-import { SlackApi, type SlackApiOptions } from './api';
-import { pendingMessage, resolvedMessage } from './messages';
-import { outcomeOfResolved } from './outcome';
+import type { TillerHooks } from '../../agents/hooks';
+import { stateQuery } from '../../core/contract';
+import { ANSWER_TOOL, type ToolCallContext } from '../../core/spec';
+import { SlackApi, type SlackApiOptions } from '../common/api';
+import { pendingMessage, resolvedMessage } from '../common/messages';
+import { outcomeOfResolved } from '../common/outcome';
 
 /** {@link slackApprovals}'s options: the channel, what the messages show, and the Web API client's settings. */
 export interface SlackApprovalsOptions extends SlackApiOptions {

@@ -10,14 +10,14 @@
  *   name a Tiller call. The turn is unchanged either way.
  */
 import { createHash } from 'node:crypto';
-import { describeApprovers, mayDecide } from '../core/approvers';
-import type { Decision, RecordedDecision } from '../core/schemas';
-import type { TurnState } from '../core/state';
-import type { SlackApi } from './api';
-import type { SlackApprover, SlackApprovers } from './approvers';
-import { resolvedMessage, type CallFacts, type SlackMessage } from './messages';
+import { describeApprovers, mayDecide } from '../../core/approvers';
+import type { Decision, RecordedDecision } from '../../core/schemas';
+import type { TurnState } from '../../core/state';
+import type { SlackApi } from '../common/api';
+import type { SlackApprover, SlackApprovers } from '../common/approvers';
+import { resolvedMessage, type CallFacts, type SlackMessage } from '../common/messages';
 import { denyModal } from './modal';
-import { outcomeOfDecision, outcomeOfRecord } from './outcome';
+import { outcomeOfDecision, outcomeOfRecord } from '../common/outcome';
 import type { BlockActions, Interaction, ViewSubmission } from './payloads';
 import {
   ACTION_APPROVE,
@@ -30,8 +30,8 @@ import {
   REASON_BLOCK,
   REASON_INPUT,
   type MessageRef,
-} from './refs';
-import { fitEscaped } from './mrkdwn';
+} from '../common/refs';
+import { fitEscaped } from '../common/mrkdwn';
 
 /** A refusal from the turn or the gateway, with a message fit to show the clicker. */
 export class DeskError extends Error {
@@ -43,10 +43,18 @@ export class DeskError extends Error {
   }
 }
 
-/** How the gateway reads and decides turns (its own checked paths); failures are {@link DeskError}s. */
+/**
+ * How the gateway reads and decides turns (its own checked paths); failures are {@link DeskError}s. A
+ * read carries the decide that follows it, so a click describes the turn once (the read's worker check).
+ */
 export interface SlackDesk {
-  state(turnId: string): Promise<TurnState>;
-  decide(turnId: string, decision: Decision, updateId?: string): Promise<RecordedDecision>;
+  read(turnId: string): Promise<DeskRead>;
+}
+
+/** A turn as read for a decision, and the decide that goes with that read. */
+export interface DeskRead {
+  state: TurnState;
+  decide(decision: Decision, updateId?: string): Promise<RecordedDecision>;
 }
 
 export interface SlackInteractionsOptions {
@@ -153,12 +161,13 @@ export class SlackInteractions {
     where: MessageRef,
     updateId?: string,
   ): Promise<void> {
-    let state: TurnState;
+    let read: DeskRead;
     try {
-      state = await this.desk.state(ref.turn);
+      read = await this.desk.read(ref.turn);
     } catch (err) {
       return this.tell(where, `Nothing was decided: ${this.explain(err)}`);
     }
+    const { state } = read;
     const pending = state.pendingApprovals.find((p) => p.id === ref.call);
     if (!pending) return this.notPending(state, ref, where);
     // The gate's rules for the mapped name, before anything is written to the turn (as the gateway does).
@@ -168,8 +177,7 @@ export class SlackInteractions {
     }
     let recorded: RecordedDecision;
     try {
-      recorded = await this.desk.decide(
-        ref.turn,
+      recorded = await read.decide(
         {
           id: ref.call,
           ...choice,

@@ -13,7 +13,7 @@
  */
 import type { RetryOptions } from '@slack/web-api';
 import { z } from 'zod';
-import { formatZodError } from '../core/schemas';
+import { formatZodError } from '../../core/schemas';
 import { SlackApproverMap, type SlackApproverMapInput } from './approvers';
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';

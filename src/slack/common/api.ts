@@ -8,8 +8,7 @@
  */
 import { LogLevel, WebClient, type RetryOptions } from '@slack/web-api';
 import { DEFAULT_SLACK_API_URL } from './config';
-import type { SlackMessage } from './messages';
-import type { SlackView } from './modal';
+import type { SlackMessage, SlackView } from './messages';
 
 /** About 15 s of retries at most (1 + 2 + 4 + 8 s), plus what `Retry-After` asks for. */
 export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 8_000 };

@@ -1,17 +1,7 @@
 /** The deny modal (views.open): asks for the reason the model reads; its submission carries the call. */
-import { inlineCode, LIMITS } from './mrkdwn';
-import type { SlackBlock } from './messages';
-import { DENY_VIEW, encode, MAX_REASON, REASON_BLOCK, REASON_INPUT, type DenyMeta } from './refs';
-
-export interface SlackView {
-  type: 'modal';
-  callback_id: string;
-  private_metadata: string;
-  title: { type: 'plain_text'; text: string };
-  submit: { type: 'plain_text'; text: string };
-  close: { type: 'plain_text'; text: string };
-  blocks: SlackBlock[];
-}
+import { inlineCode, LIMITS } from '../common/mrkdwn';
+import type { SlackView } from '../common/messages';
+import { DENY_VIEW, encode, MAX_REASON, REASON_BLOCK, REASON_INPUT, type DenyMeta } from '../common/refs';
 
 /** The modal for denying `meta.ref`; undefined when its metadata does not fit (then deny without one). */
 export function denyModal(meta: DenyMeta): SlackView | undefined {
