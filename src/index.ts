@@ -7,14 +7,14 @@
  *
  * @packageDocumentation
  */
+export { createWorker, type CreateWorkerOptions } from './worker/create-worker';
+export { createTillerPlugin, TillerPlugin } from './worker/plugin';
+export type { TillerPluginOptions } from './worker/options';
 export {
-  createWorker,
+  ensureSearchAttributes,
   SearchAttributesMissingError,
   SearchAttributesMissing,
-  type CreateWorkerOptions,
-} from './worker/create-worker';
-export { createTillerPlugin, TillerPlugin, type TillerPluginOptions } from './worker/plugin';
-export { ensureSearchAttributes } from './worker/search-attributes';
+} from './worker/search-attributes';
 export { defineAgent, type AgentDefinition, type InstructionsFn, type SubAgentDefinition } from './agents/define';
 export { handoff, type HandoffContext, type HandoffDefinition } from './agents/handoffs';
 export {

@@ -16,7 +16,8 @@ import { TillerClient } from '../../src/client';
 import { WELL_FORMED_FAILURES_PATH } from '../../src/codec/encoded-failures';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { startScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model';
-import { createWorker, PRELOAD_MODULES, workflowsPath, type CreateWorkerOptions } from '../../src/worker/create-worker';
+import { createWorker, type CreateWorkerOptions } from '../../src/worker/create-worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/plugin';
 import { benchAgents, benchScript, benchTools, Recorder } from './fixture';
 import type { Storage } from './options';
 

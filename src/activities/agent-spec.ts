@@ -29,7 +29,8 @@ export interface AgentActivityDeps {
   agents: ReadonlyMap<string, AgentDefinition>;
   tools: ReadonlyMap<string, ToolDefinition>;
   hooksFor(agent: string): readonly TillerHooks[];
-  defaultModel: string;
+  /** The model of an agent that names none (the option `model`). */
+  model: string;
   searchAttributes: boolean;
   decideSignal?: boolean;
   verifiedApprovers?: boolean;
@@ -47,7 +48,7 @@ export function buildAgentSpec(def: AgentDefinition, deps: AgentActivityDeps): A
     name: def.name,
     // Dynamic instructions are computed by `startTurn` (resolveInstructions) and set on the spec there.
     instructions: typeof def.instructions === 'string' ? def.instructions : '',
-    model: def.model ?? deps.defaultModel,
+    model: def.model ?? deps.model,
     ...(def.provider !== undefined && { provider: def.provider }),
     ...(def.api !== undefined && { api: def.api }),
     ...(def.onTruncated !== undefined && { onTruncated: def.onTruncated }),

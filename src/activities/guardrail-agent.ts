@@ -30,7 +30,7 @@ export const GuardrailAgentVerdict = z.object({
 export interface GuardrailAgentDeps {
   endpoints: ModelEndpoints;
   /** The model of an agent that names none. */
-  defaultModel: string;
+  model: string;
 }
 
 const invalid = (message: string) =>
@@ -86,7 +86,7 @@ export async function askGuardrailAgent(
       nonRetryable: true,
     });
   const ctx = Context.current();
-  const prompt = await promptOf(def, req, deps.defaultModel);
+  const prompt = await promptOf(def, req, deps.model);
   let raw: RawAnswer;
   try {
     raw = await ask(deps.endpoints.endpointFor(def.provider), prompt, ctx.cancellationSignal, () => undefined);

@@ -19,23 +19,23 @@ import { createModelActivities, modelEndpoints, type ModelEndpoint } from './mod
 import type { ModelApi } from '../core/spec';
 import { createToolActivities } from './tools';
 
+/**
+ * The worker's options, resolved (src/worker/setup.ts): each field is the value of the option of the
+ * same name (`TillerPluginOptions`, src/worker/options.ts, where each is documented) after its default.
+ * Two are built from their option: `providers` (the endpoints of `providers`) and `mcp` (the pool of
+ * `mcpServers`, which the caller owns and closes).
+ */
 export interface ActivityDeps {
   agents: readonly AgentDefinition[];
   tools: readonly ToolDefinition<any>[];
-  /** Hooks for every agent, after each agent's own. */
   hooks?: readonly TillerHooks[];
   openai: OpenAI;
-  /** The API the default client speaks when an agent does not say (default Chat Completions). */
   api?: ModelApi;
-  /** Named providers' endpoints, for agents with `provider`. */
   providers?: ReadonlyMap<string, OpenAI | ModelEndpoint>;
-  defaultModel: string;
+  model: string;
   searchAttributes: boolean;
-  /** Whether turns accept the `decide` signal (else updates only). Default true. */
   decideSignal?: boolean;
-  /** Whether decisions must carry the verified approver header (see `verifiedApprovers`). Default false. */
   verifiedApprovers?: boolean;
-  /** MCP servers' tools (`<server>__<tool>`); the caller owns the pool and closes it. */
   mcp?: McpPool;
 }
 
@@ -56,7 +56,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
     modelRetryFor: (provider) => (provider === undefined ? undefined : retries.get(provider)),
     tools,
     hooksFor,
-    defaultModel: deps.defaultModel,
+    model: deps.model,
     searchAttributes: deps.searchAttributes,
     decideSignal: deps.decideSignal ?? true,
     verifiedApprovers: deps.verifiedApprovers ?? false,
@@ -75,7 +75,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
         client: { client: deps.openai, ...(deps.api && { api: deps.api }) },
         ...(deps.providers && { providers: deps.providers }),
       }),
-      defaultModel: deps.defaultModel,
+      model: deps.model,
     }),
     ...createHandoffActivities(agentDeps),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),

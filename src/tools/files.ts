@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from './define';
+import { defineTool, type ToolDefinition } from './define';
 
 /** The folder the demo's file tools are confined to: `TILLER_WORKSPACE`, else `./workspace`. */
 export function workspaceRoot(): string {
@@ -110,4 +110,10 @@ export function fileTools(root: () => string = workspaceRoot) {
     },
   });
   return { readFile, deleteFile };
+}
+
+/** The demo tools `read_file` and `delete_file`, a worker's tools when it is given none. */
+export function defaultTools(): ToolDefinition<any>[] {
+  const { readFile, deleteFile } = fileTools();
+  return [readFile, deleteFile];
 }

@@ -6,11 +6,11 @@
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { temporalSettings } from '../client/connect';
-import { createTillerPlugin, type TillerPluginOptions } from './plugin';
-import { ensureSearchAttributes, type OperatorConnection } from './search-attributes';
+import type { TillerPluginOptions } from './options';
+import { createTillerPlugin } from './plugin';
+import { requireSearchAttributes } from './search-attributes';
 
-export { defaultTools, PRELOAD_MODULES, workflowsPath } from './plugin';
-
+/** {@link createWorker}'s options: Tiller's (declared in ./options.ts), and where the worker runs. */
 export interface CreateWorkerOptions extends TillerPluginOptions {
   /** Defaults to a connection from the Temporal env config (`TEMPORAL_ADDRESS`, profiles, …). */
   connection?: NativeConnection;
@@ -21,55 +21,6 @@ export interface CreateWorkerOptions extends TillerPluginOptions {
    * after Tiller's.
    */
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
-  /**
-   * Tiller's search attributes (`TillerStatus`, …) on the namespace. Absent (the default): the worker
-   * checks them at start and registers the missing ones where the server allows it (as `tiller setup`
-   * does); where it does not, `createWorker` throws {@link SearchAttributesMissingError}, naming the command
-   * to run. `true`: they are registered, do not check (e.g. a Temporal Cloud namespace set up with
-   * `tcld`, where this client may not list them). `false`: run without them (turns work; `tiller
-   * pending` and the UI cannot find waiting turns).
-   */
-  searchAttributes?: boolean;
-}
-
-/** `createWorker` refused to start: the namespace lacks Tiller's search attributes and they could not be registered. */
-export class SearchAttributesMissingError extends Error {
-  override readonly name = 'SearchAttributesMissingError';
-  constructor(
-    readonly namespace: string,
-    readonly missing: readonly string[],
-    readonly reason: string,
-  ) {
-    super(
-      `namespace ${namespace} lacks Tiller's search attributes (${missing.join(', ') || 'could not list them'}) ` +
-        `and this worker could not register them: ${reason}. ` +
-        `Run \`TEMPORAL_NAMESPACE=${namespace} npx tiller setup\` (or on Temporal Cloud add them in the namespace ` +
-        `settings or with tcld), then start the worker again; pass \`searchAttributes: true\` if they are ` +
-        `registered and this client may not list them, or \`searchAttributes: false\` to run without them ` +
-        `(turns work, but \`tiller pending\` and the UI cannot find waiting turns).`,
-    );
-  }
-}
-
-/** @deprecated Renamed {@link SearchAttributesMissingError} (errors end in `Error`); this alias goes in 0.5. */
-export const SearchAttributesMissing = SearchAttributesMissingError;
-/** @deprecated Renamed {@link SearchAttributesMissingError}; this alias goes in 0.5. */
-export type SearchAttributesMissing = SearchAttributesMissingError;
-
-/**
- * Registers Tiller's missing search attributes on `namespace`, or throws {@link SearchAttributesMissingError}:
- * without them every turn's workflow task would fail with `BadSearchAttributes` and retry forever.
- */
-export async function requireSearchAttributes(connection: OperatorConnection, namespace: string): Promise<string[]> {
-  let outcome;
-  try {
-    outcome = await ensureSearchAttributes(connection, namespace);
-  } catch (err) {
-    throw new SearchAttributesMissingError(namespace, [], `listing them failed: ${(err as Error).message}`);
-  }
-  if (outcome.type === 'unavailable')
-    throw new SearchAttributesMissingError(namespace, outcome.missing, outcome.reason);
-  return outcome.added;
 }
 
 /**

@@ -22,10 +22,9 @@ import { dataConverterFromEnv, workerCodecOptions } from '../codec/encryption';
 import { assertBundleEncodesFailures, withWellFormedFailures } from '../codec/encoded-failures';
 import { withPayloadGuard } from '../codec/guard';
 import type { McpPool } from '../mcp/pool';
-import { tracingFromEnv, tracingWorkerOptions, type Tracing } from '../observability/tracing';
-import { setUpWorker, type WorkerSetupOptions } from './setup';
-
-export { defaultTools } from './setup';
+import { tracingFromEnv, tracingWorkerOptions } from '../observability/tracing';
+import type { TillerPluginOptions } from './options';
+import { setUpWorker } from './setup';
 
 /** Tiller's workflows, to bundle (`bundleWorkflowCode({ workflowsPath, plugins: [tillerPlugin] })`). */
 export const workflowsPath = require.resolve('../workflows');
@@ -60,39 +59,6 @@ function workflowCacheBudget(option: number | undefined): number {
     throw new Error(`the workflow cache budget must be a positive number of MiB, got ${option ?? env}`);
   }
   return budget;
-}
-
-/**
- * {@link createTillerPlugin}'s options; each defaults to the environment, then to Tiller's default.
- * What the worker's activities do (agents, tools, hooks, MCP servers, the model client and providers …)
- * is `WorkerSetupOptions`' (src/worker/setup.ts); the rest is the worker's own.
- */
-export interface TillerPluginOptions extends WorkerSetupOptions {
-  /**
-   * OpenTelemetry tracing (see src/observability/tracing.ts); defaults to the standard `OTEL_*` env
-   * (off unless `OTEL_TRACES_EXPORTER` is set); `false` turns it off. A prebuilt bundle must contain
-   * WORKFLOW_TRACING_MODULE: build it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
-   */
-  tracing?: Tracing | false;
-  /**
-   * A prebuilt workflow bundle (`bundleWorkflowCode`), to skip bundling on every start; without one
-   * the worker bundles Tiller's own workflows. Workflows set on the worker itself win.
-   */
-  workflowBundle?: WorkerOptions['workflowBundle'];
-  /**
-   * Payload encryption and conversion, when the worker sets none; defaults to `TILLER_ENCRYPTION_KEYS`
-   * (see src/codec/encryption.ts). Either way the payload guard decodes last (src/codec/guard.ts).
-   */
-  dataConverter?: WorkerOptions['dataConverter'];
-  /**
-   * Memory the worker's workflow cache may take, in MiB: the worker caches `budget ÷ CACHED_TURN_MIB`
-   * turns (384 MiB → 512 turns) unless it sets `maxCachedWorkflows` itself. Turns beyond the cache wait
-   * evicted, costing nothing until something happens to them (a decision replays their history first).
-   * Defaults to `TILLER_WORKFLOW_CACHE_MB`, else 384 — so a worker holds 10,000 waiting turns in
-   * under 1 GB (892 MiB RSS at its peak in the bench; the SDK's own default, sized from the heap limit,
-   * took 4 GB).
-   */
-  workflowCacheMiB?: number;
 }
 
 /**

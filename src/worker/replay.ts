@@ -12,7 +12,7 @@ import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { dataConverterFromEnv } from '../codec/encryption';
 import { withPayloadGuard } from '../codec/guard';
-import { workflowsPath as currentWorkflowsPath } from './create-worker';
+import { workflowsPath as currentWorkflowsPath } from './plugin';
 
 /** What {@link replayTurns} replays (ids or a visibility query) and against which workflow code. */
 export interface ReplayTurnsOptions {

@@ -48,3 +48,43 @@ export async function ensureSearchAttributes(
     return { type: 'unavailable', missing, reason };
   }
 }
+
+/** `createWorker` refused to start: the namespace lacks Tiller's search attributes and they could not be registered. */
+export class SearchAttributesMissingError extends Error {
+  override readonly name = 'SearchAttributesMissingError';
+  constructor(
+    readonly namespace: string,
+    readonly missing: readonly string[],
+    readonly reason: string,
+  ) {
+    super(
+      `namespace ${namespace} lacks Tiller's search attributes (${missing.join(', ') || 'could not list them'}) ` +
+        `and this worker could not register them: ${reason}. ` +
+        `Run \`TEMPORAL_NAMESPACE=${namespace} npx tiller setup\` (or on Temporal Cloud add them in the namespace ` +
+        `settings or with tcld), then start the worker again; pass \`searchAttributes: true\` if they are ` +
+        `registered and this client may not list them, or \`searchAttributes: false\` to run without them ` +
+        `(turns work, but \`tiller pending\` and the UI cannot find waiting turns).`,
+    );
+  }
+}
+
+/** @deprecated Renamed {@link SearchAttributesMissingError} (errors end in `Error`); this alias goes in 0.5. */
+export const SearchAttributesMissing = SearchAttributesMissingError;
+/** @deprecated Renamed {@link SearchAttributesMissingError}; this alias goes in 0.5. */
+export type SearchAttributesMissing = SearchAttributesMissingError;
+
+/**
+ * Registers Tiller's missing search attributes on `namespace`, or throws {@link SearchAttributesMissingError}:
+ * without them every turn's workflow task would fail with `BadSearchAttributes` and retry forever.
+ */
+export async function requireSearchAttributes(connection: OperatorConnection, namespace: string): Promise<string[]> {
+  let outcome;
+  try {
+    outcome = await ensureSearchAttributes(connection, namespace);
+  } catch (err) {
+    throw new SearchAttributesMissingError(namespace, [], `listing them failed: ${(err as Error).message}`);
+  }
+  if (outcome.type === 'unavailable')
+    throw new SearchAttributesMissingError(namespace, outcome.missing, outcome.reason);
+  return outcome.added;
+}

@@ -21,7 +21,7 @@ import { bundleEncodesFailures, ENCODED_FAILURES_PATH } from '../../src/codec/en
 import { defineAgent } from '../../src/agents/define';
 import { replayTurns } from '../../src/worker/replay';
 import { defineTool } from '../../src/tools/define';
-import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/create-worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/plugin';
 
 const hex = () => randomBytes(5).toString('hex');
 /** Every user-supplied string the turns below carry; none may be plaintext in history. */

@@ -17,8 +17,8 @@ import {
   DEFAULT_WORKFLOW_CACHE_MIB,
   workflowCacheSize,
   workflowsPath,
-  type TillerPluginOptions,
 } from '../../src/worker/plugin';
+import type { TillerPluginOptions } from '../../src/worker/options';
 import { defineTool } from '../../src/tools/define';
 import { bundle, createHarness, type Harness } from '../support/harness';
 import { ROOT } from '../support/processes';

@@ -11,7 +11,7 @@ import { temporal } from '@temporalio/proto';
 import { TillerClient } from '../../src/client';
 import { defineAgent } from '../../src/agents/define';
 import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/core/contract';
-import { SearchAttributesMissing, SearchAttributesMissingError } from '../../src/worker/create-worker';
+import { SearchAttributesMissing, SearchAttributesMissingError } from '../../src/worker/search-attributes';
 import { createHarness, scriptByInput, type Harness } from '../support/harness';
 
 let h: Harness;

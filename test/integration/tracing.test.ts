@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { createTracing, WORKFLOW_TRACING_MODULE, type Tracing } from '../../src/observability/tracing';
 import { defineTool } from '../../src/tools/define';
-import { workflowsPath } from '../../src/worker/create-worker';
+import { workflowsPath } from '../../src/worker/plugin';
 import { createHarness, type Harness } from '../support/harness';
 
 const SECRET_INPUT = 'the launch codes are 0000';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../../src/testing/dev-server';
 import { WELL_FORMED_FAILURES_PATH } from '../../src/codec/encoded-failures';
-import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/create-worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/plugin';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureTemporal } = require('../../scripts/ensure-temporal.js');

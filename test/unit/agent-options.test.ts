@@ -58,7 +58,7 @@ test('a guardrail is a function or an agent by name, never both or neither', () 
 describe('an agent built without defineAgent is checked when the worker builds its activities', () => {
   const openai = new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0 });
   const build = (...agents: AgentDefinition[]) =>
-    createActivities({ agents, tools: [], openai, defaultModel: 'm', searchAttributes: false });
+    createActivities({ agents, tools: [], openai, model: 'm', searchAttributes: false });
 
   test('its context window, guardrails and handoffs', () => {
     expect(() => build(plain({ contextWindow: { tokens: -1 } }))).toThrow(/agent a: invalid contextWindow/);

@@ -160,6 +160,16 @@ describe('createWorker and plugin options', () => {
     expect(rows.map((r) => r.option).sort()).toEqual([...new Set([...plugin, ...worker])].sort());
   });
 
+  test('each option is declared once, and means one thing down to the activities', () => {
+    // createWorker's own are where the worker runs; none of the plugin's is declared again.
+    const own = worker.filter((o) => !plugin.includes(o));
+    expect(own.sort()).toEqual(['connection', 'namespace', 'taskQueue', 'worker']);
+    expect(worker.length).toBe(new Set(worker).size);
+    // The activities' dependencies are the options resolved, under the same names (`mcp` is the pool
+    // built from `mcpServers`).
+    expect(propertiesOf('ActivityDeps').filter((d) => !plugin.includes(d))).toEqual(['mcp']);
+  });
+
   test('the table says whose option each is', () => {
     for (const { option, of } of rows) {
       const expected = plugin.includes(option) ? 'both' : '`createWorker`';

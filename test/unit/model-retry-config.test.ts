@@ -11,7 +11,7 @@ const deps = (retries: Record<string, ModelRetrySpec>) => ({
   agents: new Map(),
   tools: new Map(),
   hooksFor: () => [],
-  defaultModel: 'm',
+  model: 'm',
   searchAttributes: false,
   modelRetryFor: (provider: string | undefined) => (provider === undefined ? undefined : retries[provider]),
 });

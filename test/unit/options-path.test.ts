@@ -75,8 +75,8 @@ test('the plugin resolves its options through src/worker/setup.ts, which builds 
   expect(targets).toEqual(
     expect.arrayContaining(['activities/index.ts', 'activities/providers.ts', 'mcp/pool.ts', 'agents/assistant.ts']),
   );
-  // The plugin itself reaches no activity, MCP client or agent check: its options' types come from
-  // src/worker/setup.ts (WorkerSetupOptions), and of the MCP pool it closes only the type.
+  // The plugin itself reaches no activity, MCP client or agent check: its options are declared in
+  // src/worker/options.ts (types only), and of the MCP pool it closes only the type.
   const values = (graph.get(plugin) ?? []).map(rel).filter((f) => /^(activities|mcp|agents|tools)\//.test(f));
   expect(values).toEqual(['mcp/pool.ts']);
 });

@@ -12,7 +12,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { quietRuntime } from '../support/harness';
 import { FIXTURE_DIR, fixtureWorkflowIds } from '../support/fixtures';
-import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/create-worker';
+import { PRELOAD_MODULES, workflowsPath } from '../../src/worker/plugin';
 import { withPayloadGuard } from '../../src/codec/guard';
 
 const files = fs.existsSync(FIXTURE_DIR)
