@@ -30,7 +30,7 @@ export const FailureType = {
   InvalidInstructions: 'InvalidInstructions',
   /** The worker serves no agent of that name. */
   UnknownAgent: 'UnknownAgent',
-  /** Model endpoint answers, classified by `classifyModelError` (src/activities/model.ts). */
+  /** Model endpoint answers, classified by `classifyModelError` (src/activities/model/errors.ts). */
   ModelBadRequest: 'ModelBadRequest',
   ModelAuthError: 'ModelAuthError',
   ModelNotFound: 'ModelNotFound',

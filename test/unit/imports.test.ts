@@ -6,32 +6,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cycles, importGraph, SRC } from '../support/import-graph';
+import { diagram, PAGE, withDiagram } from '../../scripts/architecture/diagram';
+import { cycles, importGraph, SRC } from '../../scripts/architecture/import-graph';
+import { LAYERS, layerOf, roomOf, SIDEWAYS } from '../../scripts/architecture/layers';
 
 const graph = importGraph();
-/** A file's room: the top-level folder of src/ it is in, or the file itself when it sits at the top. */
-const room = (file: string) => path.relative(SRC, file).split(path.sep)[0]!;
+const room = roomOf;
 const imports = (from: string, to: string) =>
   [...graph].flatMap(([file, targets]) =>
     room(file) === from
       ? targets.filter((t) => room(t) === to).map((t) => `${path.relative(SRC, file)} → ${path.relative(SRC, t)}`)
       : [],
   );
-
-/** The layers of src/, from the ground up (docs/architecture.md, "Layout"): a room imports only from a lower one. */
-const LAYERS: readonly (readonly string[])[] = [
-  ['core'],
-  ['agents', 'tools', 'mcp', 'codec', 'observability'],
-  ['workflows', 'activities', 'client', 'slack'],
-  ['worker', 'gateway', 'testing', 'eval', 'audit'],
-  ['cli', 'index.ts'],
-];
-/** Imports between two rooms of one layer, each with its reason. */
-const SIDEWAYS: Record<string, string> = {
-  'audit → eval': 'the audit reads recorded histories through the evaluation’s history source',
-};
-
-const layerOf = (name: string) => LAYERS.findIndex((rooms) => rooms.includes(name));
 
 /** Every import from one room to another that does not go down a layer (and is not a listed sideways one). */
 function upwards(g: Map<string, string[]>): string[] {
@@ -90,6 +76,25 @@ test('docs/architecture.md shows these layers', () => {
     m[2]!.split(' · ').map((name) => name.replace(/\/$/, '')),
   ]);
   expect(shown).toEqual(LAYERS.map((rooms, i) => [i + 1, rooms]).reverse());
+});
+
+test("docs/architecture.md's diagram is the one the code draws (npm run docs:diagram redraws it)", () => {
+  const page = fs.readFileSync(PAGE, 'utf8');
+  expect(withDiagram(page, diagram(graph))).toBe(page);
+});
+
+test('the diagram shows every room in its layer and an arrow for each import between rooms', () => {
+  const drawn = diagram(
+    new Map([
+      [path.join(SRC, 'cli/main.ts'), [path.join(SRC, 'core/policy.ts'), path.join(SRC, 'cli/format.ts')]],
+      [path.join(SRC, 'cli/format.ts'), []],
+      [path.join(SRC, 'core/policy.ts'), []],
+    ]),
+  );
+  expect(drawn).toContain('subgraph L5["layer 5:');
+  expect(drawn).toContain('cli["cli/<br/>2 files"]');
+  expect(drawn).toContain('core["core/<br/>1 file"]');
+  expect(drawn.split('\n').filter((l) => l.includes('-->'))).toEqual(['  cli --> core']);
 });
 
 test('the direction check finds an import that goes up, and one sideways', () => {

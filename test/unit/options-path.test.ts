@@ -5,7 +5,7 @@
  * core — and nothing on the way imports the setup or the plugin back.
  */
 import path from 'node:path';
-import { importGraph, SRC } from '../support/import-graph';
+import { importGraph, SRC } from '../../scripts/architecture/import-graph';
 
 /** How far down each file or folder of the path sits (0: the plugin, where the options come in). */
 const RANKS: Record<string, number> = {

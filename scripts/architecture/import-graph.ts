@@ -1,6 +1,7 @@
 /**
- * The module graph of src/, read with TypeScript's own resolver: the machinery of
- * test/unit/imports.test.ts (no cycles, layers) and test/unit/options-path.test.ts (the worker's options).
+ * The module graph of src/, read with TypeScript's own resolver: what docs/architecture.md's diagram is
+ * drawn from (./diagram.ts), and what test/unit/imports.test.ts (no cycles, layers) and
+ * test/unit/options-path.test.ts (the worker's options) hold the code to.
  */
 import fs from 'node:fs';
 import path from 'node:path';
