@@ -18,6 +18,7 @@ import { ConversationCache } from './conversation-cache';
 import { createModelActivities, modelEndpoints, type ModelEndpoint } from './model';
 import type { ModelApi } from '../core/spec';
 import { createToolActivities } from './tools';
+import { createApprovalHookActivities } from './approval-hooks';
 
 /**
  * The worker's options, resolved (src/worker/setup.ts): each field is the value of the option of the
@@ -78,6 +79,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       model: deps.model,
     }),
     ...createHandoffActivities(agentDeps),
+    ...createApprovalHookActivities({ hooksFor }),
     ...recordingResults(createToolActivities({ tools, hooksFor, ...(deps.mcp && { mcp: deps.mcp }) }), conversations),
   };
 }

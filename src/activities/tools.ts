@@ -1,20 +1,16 @@
 /**
- * Tool activities: argument validation, execution with an idempotency key, error folding, and the
- * effectful hooks around a call (approval, on start, on end). Hook failures are reported back to
- * the workflow, which records them as HOOK_FAILED; they never fail the activity.
+ * Tool activities: argument validation (an approver's edit too), the preview an approver sees,
+ * execution with an idempotency key, error folding, and the hooks around a run (on start, on end).
+ * Hook failures are reported back to the workflow, which records them as HOOK_FAILED; they never fail
+ * the activity. The approval hooks are ./approval-hooks.ts.
  */
-import { Context, log } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { BOUNDS } from '../core/bounds';
 import { parseToolArgs } from '../core/args';
-import { combineOutcomes, toOutcome, truncateResult } from '../core/policy';
+import { truncateResult } from '../core/policy';
 import { formatZodError } from '../core/schemas';
 import { ANSWER_TOOL } from '../core/spec';
 import type {
-  AnswerContext,
-  ApprovalPendingContext,
-  ApprovalReceipt,
-  ApprovalResolvedContext,
-  ApproveToolResponse,
   HookFailure,
   PreviewRequest,
   PreviewResponse,
@@ -29,7 +25,7 @@ import { mcpCallable } from '../mcp/calls';
 import type { McpPool } from '../mcp/pool';
 import { McpArgsValidator } from '../mcp/validate';
 import { resultToText, type ToolContext, type ToolDefinition } from '../tools/define';
-import { message, receiptOf, runHooks } from './hooks';
+import { message, runHooks } from './hooks';
 
 export interface ToolActivityDeps {
   tools: ReadonlyMap<string, ToolDefinition>;
@@ -128,74 +124,6 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       } catch (err) {
         return { ok: true, preview: `(preview failed: ${message(err)})` };
       }
-    },
-
-    /**
-     * Runs the `onApprovalPending` hooks; failures are reported, never thrown. What a hook that also
-     * has `onApprovalResolved` returns is its receipt; other hooks' return values are ignored.
-     */
-    async notifyApprovalPending(
-      ctx: ApprovalPendingContext,
-    ): Promise<{ hookFailures: HookFailure[]; receipts?: ApprovalReceipt[] }> {
-      const receipts: ApprovalReceipt[] = [];
-      const hooks = hooksFor(ctx.call.agent, ctx.call.inheritsFrom);
-      const hookFailures = await runHooks(hooks, 'onApprovalPending', ctx, (hook, value) => {
-        if (value !== undefined && hook.onApprovalResolved) receipts.push(receiptOf(hook, value));
-      });
-      return { hookFailures, ...(receipts.length > 0 && { receipts }) };
-    },
-
-    /** Runs the `onApprovalResolved` hooks, each with its own receipts; failures are reported, never thrown. */
-    async notifyApprovalResolved({
-      receipts,
-      ...ctx
-    }: ApprovalResolvedContext): Promise<{ hookFailures: HookFailure[] }> {
-      const own = (hook: TillerHooks) => ({
-        ...ctx,
-        receipts: receipts.filter((r) => r.hook === hook.name).map((r) => r.value),
-      });
-      return {
-        hookFailures: await runHooks(hooksFor(ctx.call.agent, ctx.call.inheritsFrom), 'onApprovalResolved', own),
-      };
-    },
-
-    async approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {
-      const outcomes = [];
-      for (const hook of hooksFor(call.agent, call.inheritsFrom)) {
-        if (!hook.approveTool) continue;
-        try {
-          outcomes.push(toOutcome(await hook.approveTool(call)));
-        } catch (err) {
-          // Fail closed: a broken approval hook denies, without a reason the model could be misled by.
-          log.warn('approval hook failed; denying', { hookName: hook.name, error: message(err) });
-          return {
-            outcome: { action: 'deny' },
-            hookFailures: [
-              { hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
-            ],
-          };
-        }
-      }
-      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
-    },
-
-    async approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse> {
-      const outcomes = [];
-      for (const hook of hooksFor(answer.agent, answer.inheritsFrom)) {
-        if (!hook.approveAnswer) continue;
-        try {
-          outcomes.push(toOutcome(await hook.approveAnswer(answer)));
-        } catch (err) {
-          log.warn('answer approval hook failed; denying', { hookName: hook.name, error: message(err) });
-          return {
-            outcome: { action: 'deny', reason: 'the answer could not be checked; answer again' },
-            hookFailures: [
-              { hook: 'approveAnswer', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
-            ],
-          };
-        }
-      }
-      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
     },
 
     async runTool(req: RunToolRequest): Promise<RunToolResponse> {

@@ -4,7 +4,7 @@
  * payload parsing, outcomes, and the hook receipts of the approval activities.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createToolActivities } from '../../src/activities/tools';
+import { createApprovalHookActivities } from '../../src/activities/approval-hooks';
 import type { TillerHooks } from '../../src/agents/hooks';
 import { argsDigest } from '../../src/core/digest';
 import type { ToolCallRecord } from '../../src/core/schemas';
@@ -376,7 +376,7 @@ describe('hook receipts in the approval activities', () => {
     reminder: 0,
     escalated: false,
   };
-  const activities = (hooks: TillerHooks[]) => createToolActivities({ tools: new Map(), hooksFor: () => hooks });
+  const activities = (hooks: TillerHooks[]) => createApprovalHookActivities({ hooksFor: () => hooks });
   const inActivity = <T>(fn: () => Promise<T>): Promise<T> => new MockActivityEnvironment().run(fn);
 
   test('only a hook that also has onApprovalResolved keeps what it returns, small, shallow and JSON', async () => {
