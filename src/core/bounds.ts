@@ -19,8 +19,18 @@ export const BOUNDS = {
   jsonNodes: 2_000,
   /** Nesting of JSON the turn accepts at all (tool arguments, edited arguments): deeper is refused. */
   jsonDepth: 64,
-  /** Tool calls run from one model response; the rest fail at once (the model reads why). */
-  callsPerResponse: 64,
+  /**
+   * Tool calls run from one model response; the rest fail at once (the model reads why). 32: each
+   * call's activity adds two events when it completes, and a workflow task that is in flight when more
+   * than 100 such events arrive is failed by the server (`FORCE_CLOSE_COMMAND`) and done again, so a
+   * response's calls must not be able to finish more than 50 activities at once. Turns whose
+   * responses ran 33 to 64 calls before keep that (patch `fewer-calls-per-response`).
+   */
+  callsPerResponse: 32,
+  /** What turns before that patch ran of a response's calls. */
+  callsPerResponseBefore: 64,
+  /** Tool calls the model activity reads from one response (more makes the answer malformed). */
+  callsReadPerResponse: 256,
   /** A model response, as JSON (it is recorded in history as the activity's result). */
   modelResponseBytes: 1_000_000,
   /** A receipt an `onApprovalPending` hook returns, as JSON (it is recorded in history and carried). */

@@ -3,7 +3,9 @@
  * A batch knows when it is quiet — every call either finished or waiting for a human, nothing in
  * flight — which is when the turn may continue as new, carrying the batch (./carry.ts).
  */
+import { patched } from '@temporalio/workflow';
 import { BOUNDS } from '../core/bounds';
+import { PATCH_FEWER_CALLS_PER_RESPONSE } from './patches';
 import type { WaitingCall } from './desk/approvals';
 import { ToolCall } from './tool-call/tool-call';
 import type { TurnScope } from './turn-scope';
@@ -18,8 +20,14 @@ export interface BatchCall {
   waiting?: WaitingCall;
 }
 
-const tooMany = (n: number) =>
-  `Error: ${n} tool calls in one response; the first ${BOUNDS.callsPerResponse} ran, this one did not. Ask for fewer at a time.`;
+const tooMany = (n: number, cap: number) =>
+  `Error: ${n} tool calls in one response; the first ${cap} ran, this one did not. Ask for fewer at a time.`;
+
+/** How many calls of a response of `n` run (see BOUNDS.callsPerResponse; the patch is checked only when it matters). */
+function callsRun(n: number): number {
+  if (n <= BOUNDS.callsPerResponse) return n;
+  return patched(PATCH_FEWER_CALLS_PER_RESPONSE) ? BOUNDS.callsPerResponse : BOUNDS.callsPerResponseBefore;
+}
 
 export class ToolBatch {
   /** Results as the calls finish, by position. */
@@ -39,11 +47,13 @@ export class ToolBatch {
   ) {
     this.results = calls.map((c) => c.result);
     let mayWait = false;
+    // A batch resumed by a continued run has nothing left to refuse: every call ended or waits.
+    const cap = calls.every((c) => c.result !== undefined || c.waiting) ? calls.length : callsRun(calls.length);
     // Start every call (each decides synchronously whether it may wait for a human), then watch them.
     const running = calls.map((c, i): string | Promise<string> => {
       if (c.result !== undefined) return c.result;
       const call = new ToolCall(scope, c.id, c.name, c.raw);
-      if (i >= BOUNDS.callsPerResponse && !c.waiting) return call.refuse(tooMany(calls.length));
+      if (i >= cap && !c.waiting) return call.refuse(tooMany(calls.length, cap));
       const started = c.waiting ? call.resume(c.waiting) : call.run();
       mayWait ||= call.mayWaitForHuman;
       return started;

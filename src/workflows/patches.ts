@@ -113,3 +113,10 @@ export const PATCH_CONTEXT_REFUSED_RETRY = 'context-refused-retry';
  * advice that fits; before it, `ModelTruncated` (advising a larger `maxTokens`) or `TurnFailed`.
  */
 export const PATCH_CONTEXT_EXHAUSTED = 'context-exhausted';
+
+/**
+ * At most 32 calls of one model response run (was 64): their activities' completions must not reach
+ * the server's 100 buffered events while a workflow task is in flight. Checked only for a response
+ * of more than 32 calls, so other turns record no marker.
+ */
+export const PATCH_FEWER_CALLS_PER_RESPONSE = 'fewer-calls-per-response';

@@ -131,7 +131,24 @@ test('edited args nested past the bound are refused on both channels, bounded; t
   expect(fs.existsSync(file)).toBe(true);
 });
 
-test('200 calls in one response: the first 64 run, the rest fail with a reason the model reads', async () => {
+test(`a response of 40 calls: the first ${BOUNDS.callsPerResponse} run; a turn recorded when 64 ran replays as it ran`, async () => {
+  fs.writeFileSync(path.join(h.workspace, 'r.txt'), 'r\n');
+  const calls = Array.from({ length: 40 }, (_, i) => ({
+    id: `r${i}`,
+    name: 'read_file',
+    arguments: { path: 'r.txt' },
+  }));
+  const { turnId, state, failedTasks } = await turn('forty-calls', { toolCalls: calls });
+  // calls-per-response-64 was recorded on the code before the patch: 40 ran (test/unit/replay.test.ts).
+  await recordFixture(h.client, turnId, `calls-per-response-${BOUNDS.callsPerResponse}`);
+  expect(failedTasks).toEqual([]);
+  expect(state.toolCalls.filter((c) => c.status === 'succeeded')).toHaveLength(32);
+  expect(state.toolCalls.filter((c) => c.status === 'failed').map((c) => c.error)).toEqual(
+    Array(8).fill('Error: 40 tool calls in one response; the first 32 ran, this one did not. Ask for fewer at a time.'),
+  );
+});
+
+test(`200 calls in one response: the first ${BOUNDS.callsPerResponse} run, the rest fail with a reason the model reads`, async () => {
   fs.writeFileSync(path.join(h.workspace, 'r.txt'), 'r\n');
   const calls = Array.from({ length: 200 }, (_, i) => ({
     id: `r${i}`,

@@ -324,7 +324,7 @@ describe('hostile values', () => {
     expect((await failure([JSON.stringify({ output: 5 })], unary)).message).toMatch(/no output list/);
     expect((await failure([body({ status: 'queued', output: [] })], unary)).message).toMatch(/status queued/);
     expect((await failure([body({ status: 'completed', output: [7] })], unary)).message).toMatch(/not an object/);
-    const many = Array.from({ length: BOUNDS.callsPerResponse * 4 + 1 }, () => ({ type: 'function_call', name: 'f' }));
+    const many = Array.from({ length: BOUNDS.callsReadPerResponse + 1 }, () => ({ type: 'function_call', name: 'f' }));
     expect((await failure([body({ status: 'completed', output: many })], unary)).message).toMatch(/output items/);
   });
 

@@ -67,7 +67,7 @@ function slotFor(calls: Slot[], tc: { index?: unknown; id?: unknown }): Slot {
     if (last && !(typeof tc.id === 'string' && tc.id && last.id && tc.id !== last.id)) return last;
     return (calls[calls.length] = { id: '', name: '', arguments: '' });
   }
-  if (!Number.isInteger(tc.index) || (tc.index as number) < 0 || (tc.index as number) >= BOUNDS.callsPerResponse * 4)
+  if (!Number.isInteger(tc.index) || (tc.index as number) < 0 || (tc.index as number) >= BOUNDS.callsReadPerResponse)
     bad('a tool call delta with a bad index');
   return (calls[tc.index as number] ??= { id: '', name: '', arguments: '' });
 }

@@ -14,7 +14,7 @@ import { bad } from './errors';
 import { isObject, type Json } from './responses-request';
 
 /** Output items read per response: more is not a model's answer (a call per item, far past what a turn runs). */
-export const MAX_OUTPUT_ITEMS = BOUNDS.callsPerResponse * 4;
+export const MAX_OUTPUT_ITEMS = BOUNDS.callsReadPerResponse;
 /** A response id longer than this is not one Tiller keeps (OpenAI's are about 50 characters). */
 const MAX_RESPONSE_ID = 256;
 
