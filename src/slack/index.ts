@@ -18,5 +18,10 @@ export {
   type SlackInteractionsConfig,
   type SlackGatewayOptions,
 } from './common/config';
-export { signSlackRequest, SlackRequestVerifier, SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER } from './gateway/signing';
+export {
+  signSlackRequest,
+  SlackRequestVerifier,
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+} from './gateway/signing';
 export { pendingMessage, resolvedMessage, type SlackMessage, type CallFacts } from './common/messages';

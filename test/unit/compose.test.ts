@@ -194,7 +194,8 @@ test('Slack passes through from the host: posting settings to the worker, intera
   expect(Object.keys(env('worker'))).not.toContain('TILLER_SLACK_SIGNING_SECRET');
   expect(Object.keys(env('worker'))).not.toContain('TILLER_SLACK_APPROVERS');
   // Every TILLER_SLACK_* variable the code reads is one compose knows.
-  const read = fs.readFileSync(path.join(ROOT, 'src/slack/common/config.ts'), 'utf8').match(/TILLER_SLACK_[A-Z_]+/g) ?? [];
+  const read =
+    fs.readFileSync(path.join(ROOT, 'src/slack/common/config.ts'), 'utf8').match(/TILLER_SLACK_[A-Z_]+/g) ?? [];
   for (const name of new Set(read)) expect(PROJECT_ENV.has(name)).toBe(true);
 });
 
