@@ -15,6 +15,7 @@ import { defineAgent } from '../../src/agents/define';
 import { assistant } from '../../src/agents/assistant';
 import type { TurnState } from '../../src/core/state';
 import { awaitingApproval, waitForState } from '../support/harness';
+import { within } from '../support/wait';
 import { expectRecordedAsServed, expectUsageAsServed } from './support/expect-wire';
 import { createRealHarness, type RealHarness } from './support/harness';
 import { toolPlan, type Exchange } from './support/wire-tap';
@@ -73,6 +74,29 @@ function expectDemoShape(state: TurnState, decided: (typeof ENDED)[], others = d
   ]);
 }
 
+/**
+ * Paused with every call of the model's second answer (the deletes) waiting for a person. The turn is
+ * `awaiting_approval` once the first of them waits, while another may still be in its preview: deciding
+ * only the calls pending then would leave that one waiting, and the turn with it.
+ */
+const deletesWaiting = (s: TurnState) =>
+  awaitingApproval(s) &&
+  callsOf(s, 2).length > 0 &&
+  callsOf(s, 2).every((c) => s.pendingApprovals.some((p) => p.id === c.id));
+
+/** The turn's result once its calls were decided; if it does not end, the failure says what still waits. */
+async function ended(turnId: string) {
+  try {
+    return await within(h.tiller.result(turnId), 60_000, `turn ${turnId} to end once its calls were decided`);
+  } catch (err) {
+    const s = await h.tiller.state(turnId).catch(() => undefined);
+    const waiting = s?.pendingApprovals.map((p) => `${p.id} (${p.tool})`).join(', ');
+    throw new Error(`${(err as Error).message}; status ${s?.status}, still waiting: ${waiting || 'nothing'}`, {
+      cause: err,
+    });
+  }
+}
+
 /** What the model's request carried back as the result of tool call `id`. */
 const toolResultIn = (e: Exchange, id: string): unknown =>
   e.body.messages.find((m: { role: string; tool_call_id?: string }) => m.role === 'tool' && m.tool_call_id === id)
@@ -85,7 +109,7 @@ test('read, gated delete, approve: the turn completes as the server answered', a
   const turnId = h.turnId('demo-approve');
   const state = await h.withWorker([agent], async () => {
     await h.tiller.startTurn({ agent: 'assistant', input, turnId });
-    const paused = await waitForState(h.tiller, turnId, awaitingApproval, 60_000);
+    const paused = await waitForState(h.tiller, turnId, deletesWaiting, 60_000);
     expect(paused.pendingApprovals.length).toBeGreaterThanOrEqual(1);
     // The approver edits the path to the file written above: the model's own argument may name another
     // (a 135M model), and the approved delete must then run and succeed (issue 34: TOOL_FAILED was
@@ -94,7 +118,7 @@ test('read, gated delete, approve: the turn completes as the server answered', a
     expect(first!.tool).toBe('delete_file');
     await h.tiller.decide(turnId, { id: first!.id, approved: true, approver: 'alice', args: { path: 'notes.txt' } });
     for (const pending of more) await h.tiller.deny(turnId, pending.id, { approver: 'alice', reason: 'one is enough' });
-    const result = await h.tiller.result(turnId);
+    const result = await ended(turnId);
     expect(result.status).toBe('completed');
     expectUsageAsServed(result.usage, await h.tap.exchanges(input));
     return h.tiller.state(turnId);
@@ -124,11 +148,11 @@ test('a denied delete: the reason reaches the model, the file stays, the turn co
   const turnId = h.turnId('demo-deny');
   const state = await h.withWorker([agent], async () => {
     await h.tiller.startTurn({ agent: 'assistant', input, turnId });
-    const paused = await waitForState(h.tiller, turnId, awaitingApproval, 60_000);
+    const paused = await waitForState(h.tiller, turnId, deletesWaiting, 60_000);
     for (const pending of paused.pendingApprovals) {
       await h.tiller.deny(turnId, pending.id, { reason, approver: 'bob' });
     }
-    const result = await h.tiller.result(turnId);
+    const result = await ended(turnId);
     expect(result.status).toBe('completed');
     expectUsageAsServed(result.usage, await h.tap.exchanges(input));
     return h.tiller.state(turnId);
