@@ -54,43 +54,43 @@ export function createApprovalHookActivities({ hooksFor }: ApprovalHookDeps) {
       };
     },
 
-    async approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {
-      const outcomes = [];
-      for (const hook of hooksFor(call.agent, call.inheritsFrom)) {
-        if (!hook.approveTool) continue;
-        try {
-          outcomes.push(toOutcome(await hook.approveTool(call)));
-        } catch (err) {
-          // Fail closed: a broken approval hook denies, without a reason the model could be misled by.
-          log.warn('approval hook failed; denying', { hookName: hook.name, error: message(err) });
-          return {
-            outcome: { action: 'deny' },
-            hookFailures: [
-              { hook: 'approveTool', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
-            ],
-          };
-        }
-      }
-      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
+    approveTool(call: ToolCallContext): Promise<ApproveToolResponse> {
+      // Fail closed: a broken approval hook denies, without a reason the model could be misled by.
+      return decideByHooks(hooksFor(call.agent, call.inheritsFrom), 'approveTool', call, { action: 'deny' });
     },
 
-    async approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse> {
-      const outcomes = [];
-      for (const hook of hooksFor(answer.agent, answer.inheritsFrom)) {
-        if (!hook.approveAnswer) continue;
-        try {
-          outcomes.push(toOutcome(await hook.approveAnswer(answer)));
-        } catch (err) {
-          log.warn('answer approval hook failed; denying', { hookName: hook.name, error: message(err) });
-          return {
-            outcome: { action: 'deny', reason: 'the answer could not be checked; answer again' },
-            hookFailures: [
-              { hook: 'approveAnswer', ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) },
-            ],
-          };
-        }
-      }
-      return { outcome: combineOutcomes(outcomes), hookFailures: [] };
+    approveAnswer(answer: AnswerContext): Promise<ApproveToolResponse> {
+      return decideByHooks(hooksFor(answer.agent, answer.inheritsFrom), 'approveAnswer', answer, {
+        action: 'deny',
+        reason: 'the answer could not be checked; answer again',
+      });
     },
   };
+}
+
+/**
+ * Asks each hook that has `kind` in turn and combines their outcomes; the first that throws decides
+ * `failClosed` (logged and reported as a HookFailure), whatever the others said.
+ */
+async function decideByHooks<K extends 'approveTool' | 'approveAnswer'>(
+  hooks: readonly TillerHooks[],
+  kind: K,
+  arg: Parameters<NonNullable<TillerHooks[K]>>[0],
+  failClosed: ApproveToolResponse['outcome'],
+): Promise<ApproveToolResponse> {
+  const outcomes = [];
+  for (const hook of hooks) {
+    const fn = hook[kind] as ((a: typeof arg) => ReturnType<NonNullable<TillerHooks[K]>>) | undefined;
+    if (!fn) continue;
+    try {
+      outcomes.push(toOutcome(await fn.call(hook, arg)));
+    } catch (err) {
+      log.warn(`${kind} hook failed; denying`, { hookName: hook.name, error: message(err) });
+      return {
+        outcome: failClosed,
+        hookFailures: [{ hook: kind, ...(hook.name !== undefined && { hookName: hook.name }), error: message(err) }],
+      };
+    }
+  }
+  return { outcome: combineOutcomes(outcomes), hookFailures: [] };
 }

@@ -131,14 +131,14 @@ test('edited args nested past the bound are refused on both channels, bounded; t
   expect(fs.existsSync(file)).toBe(true);
 });
 
-test(`a response of 40 calls: the first ${BOUNDS.callsPerResponse} run; a turn recorded when 64 ran replays as it ran`, async () => {
+/** `n` calls of `read_file` on a file that exists (written here). */
+function readCalls(n: number) {
   fs.writeFileSync(path.join(h.workspace, 'r.txt'), 'r\n');
-  const calls = Array.from({ length: 40 }, (_, i) => ({
-    id: `r${i}`,
-    name: 'read_file',
-    arguments: { path: 'r.txt' },
-  }));
-  const { turnId, state, failedTasks } = await turn('forty-calls', { toolCalls: calls });
+  return Array.from({ length: n }, (_, i) => ({ id: `r${i}`, name: 'read_file', arguments: { path: 'r.txt' } }));
+}
+
+test(`a response of 40 calls: the first ${BOUNDS.callsPerResponse} run; a turn recorded when 64 ran replays as it ran`, async () => {
+  const { turnId, state, failedTasks } = await turn('forty-calls', { toolCalls: readCalls(40) });
   // calls-per-response-64 was recorded on the code before the patch: 40 ran (test/unit/replay.test.ts).
   await recordFixture(h.client, turnId, `calls-per-response-${BOUNDS.callsPerResponse}`);
   expect(failedTasks).toEqual([]);
@@ -149,13 +149,7 @@ test(`a response of 40 calls: the first ${BOUNDS.callsPerResponse} run; a turn r
 });
 
 test(`200 calls in one response: the first ${BOUNDS.callsPerResponse} run, the rest fail with a reason the model reads`, async () => {
-  fs.writeFileSync(path.join(h.workspace, 'r.txt'), 'r\n');
-  const calls = Array.from({ length: 200 }, (_, i) => ({
-    id: `r${i}`,
-    name: 'read_file',
-    arguments: { path: 'r.txt' },
-  }));
-  const { result, state, failedTasks } = await turn('many-calls', { toolCalls: calls });
+  const { result, state, failedTasks } = await turn('many-calls', { toolCalls: readCalls(200) });
   expect(result.status).toBe('completed');
   expect(failedTasks).toEqual([]);
   expect(state.toolCalls.filter((c) => c.status === 'succeeded')).toHaveLength(BOUNDS.callsPerResponse);
