@@ -74,6 +74,21 @@ export function ensureSchema(bins: ServerBinaries, pg: Postgres, password: strin
   log(`schema: temporal and temporal_visibility up to date (role ${DB_USER}, not a superuser)`);
 }
 
+/**
+ * Every search-attribute upsert rewrites a run's `executions_visibility` row, and each of its indexes
+ * (PostgreSQL's updates are new row versions): the dead versions are what the visibility database grew
+ * by per paused turn (CAPACITY.md). Vacuumed after 1 % of the table (and 200 rows) changed, not the
+ * default 20 %, so their room is reused while turns wait; with the server's `autovacuum_naptime` of 10 s
+ * (./postgres.ts) it runs within seconds of a burst of pauses.
+ */
+export function tuneVisibilityVacuum(pg: Postgres): void {
+  pg.psql(
+    `ALTER TABLE executions_visibility SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 200,
+  autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 200);`,
+    'temporal_visibility',
+  );
+}
+
 /** The role, the databases and their schema on a started server; a failure stops the server again. */
 export async function prepareDatabase(
   bins: ServerBinaries,
@@ -84,6 +99,7 @@ export async function prepareDatabase(
   try {
     ensureDatabaseRole(pg, password);
     ensureSchema(bins, pg, password, log);
+    tuneVisibilityVacuum(pg);
   } catch (err) {
     await pg.stop('fast').catch(() => undefined);
     throw err;

@@ -169,7 +169,7 @@ export class Postgres {
     const { port } = this.opts;
     const dataDir = this.dataDir;
     const extra = Object.entries(this.opts.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
-    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c password_encryption=scram-sha-256 -c max_connections=${MAX_CONNECTIONS}${extra.join('')}`;
+    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c password_encryption=scram-sha-256 -c max_connections=${MAX_CONNECTIONS} -c autovacuum_naptime=10s${extra.join('')}`;
     const r = run(
       path.join(this.bin, 'pg_ctl'),
       ['-D', dataDir, '-l', this.logFile, '-o', options, '-w', 'start'],

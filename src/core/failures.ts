@@ -92,6 +92,8 @@ export function describeFailure(err: unknown): string {
     return `${err.cause.type ?? 'Error'}: ${err.cause.message}`;
   }
   if (err instanceof ActivityFailure) return `${err.message}${err.cause ? `: ${err.cause.message}` : ''}`;
+  // A local activity's failure reaches the workflow as the activity threw it, not wrapped: described alike.
+  if (err instanceof ApplicationFailure && err.type) return `${err.type}: ${err.message}`;
   if (err instanceof ChildWorkflowFailure && err.cause) return err.cause.message;
   return err instanceof Error ? err.message : String(err);
 }

@@ -3,7 +3,6 @@
  * retries), and the proxies. Retries are Temporal's; each activity decides what is worth retrying.
  */
 import {
-  patched,
   proxyActivities,
   proxyLocalActivities,
   type ActivityOptions,
@@ -14,6 +13,7 @@ import { FailureType, MODEL_ERRORS_NOT_RETRIED } from '../core/failures';
 import { DEFAULT_MODEL_BUDGET, MODEL_ATTEMPT_TIMEOUT, MODEL_HEARTBEAT_TIMEOUT_MS } from '../core/model-retry';
 import type { ModelRetrySpec, RunToolRequest, RunToolResponse, ToolSpec } from '../core/spec';
 import { PATCH_READ_ONLY_LOCAL } from './patches';
+import type { RunVersion } from './versions';
 
 export const modelOptions: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
@@ -62,6 +62,14 @@ export const startOptions: ActivityOptions = {
   retry: { ...hookOptions.retry, nonRetryableErrorTypes: [FailureType.UnknownAgent] },
 };
 
+/**
+ * `startTurn` and `previewTool` in a lean run (./versions.ts): local activities, each one marker in
+ * history where an activity costs three events and a workflow task. Both are quick and read only the
+ * worker's own agents and tools; the timeouts and retries are the activities'.
+ */
+export const localHookOptions: LocalActivityOptions = { startToCloseTimeout: '1 minute', retry: hookOptions.retry! };
+export const localStartOptions: LocalActivityOptions = { ...localHookOptions, retry: startOptions.retry! };
+
 // A tool that throws is folded into its result inside the activity, so retries here only cover a
 // worker that died or timed out mid-call; tools get the idempotency key for exactly that case.
 const toolOptions: ActivityOptions = {
@@ -87,11 +95,11 @@ export const localActs = proxyLocalActivities<TillerActivities>(localToolOptions
  * (`local: false`) nor asks for heartbeats (`heartbeatTimeout`). Turns recorded before the fast path
  * ran such tools as activities, and keep doing so on replay (the patch).
  */
-export function runsLocally(tool: ToolSpec | undefined): boolean {
+export function runsLocally(tool: ToolSpec | undefined, version: RunVersion): boolean {
   if (!tool || tool.subAgent) return false;
   if (tool.local !== undefined) return tool.local;
   const readOnly = tool.readOnly === true || tool.mcp?.annotations?.readOnlyHint === true;
-  return readOnly && tool.heartbeatTimeout === undefined && patched(PATCH_READ_ONLY_LOCAL);
+  return readOnly && tool.heartbeatTimeout === undefined && version.has(PATCH_READ_ONLY_LOCAL);
 }
 
 /**
@@ -99,10 +107,14 @@ export function runsLocally(tool: ToolSpec | undefined): boolean {
  * timeouts over the defaults. Returns the activity's promise as is (no extra await: concurrent calls
  * keep the command order of recorded histories).
  */
-export function runToolActivity(tool: ToolSpec | undefined, request: RunToolRequest): Promise<RunToolResponse> {
+export function runToolActivity(
+  tool: ToolSpec | undefined,
+  request: RunToolRequest,
+  version: RunVersion,
+): Promise<RunToolResponse> {
   const name = request.tool;
   const timeout = tool?.timeout !== undefined && { startToCloseTimeout: tool.timeout };
-  if (runsLocally(tool)) {
+  if (runsLocally(tool, version)) {
     return localActs.runTool.executeWithOptions({ ...localToolOptions, ...timeout, summary: `tool ${name} (local)` }, [
       request,
     ]);

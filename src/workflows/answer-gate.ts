@@ -4,7 +4,7 @@
  * times); with an answer gate a hook or a human approves it, or says why not and the model revises it.
  * Both behind their patches: turns that started before run as they did.
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { describeFailure, FailureType } from '../core/failures';
 import { deniedResult } from '../core/policy';
 import { ANSWER_TOOL, type AgentSpec, type ApprovalOutcome } from '../core/spec';
@@ -47,10 +47,10 @@ export async function settleAnswer(
   const text = step.message.content ?? '';
   const check = step.output;
   let answer: Answer | undefined;
-  if (!agent.output || !check || !patched(PATCH_STRUCTURED_OUTPUT)) answer = { text };
+  if (!agent.output || !check || !recorder.version.has(PATCH_STRUCTURED_OUTPUT)) answer = { text };
   else if (check.ok) answer = { text, parsed: check.value };
   if (answer) {
-    if (!(agent.answerGate || agent.hooks.approveAnswer) || !patched(PATCH_ANSWER_GATE))
+    if (!(agent.answerGate || agent.hooks.approveAnswer) || !recorder.version.has(PATCH_ANSWER_GATE))
       return { type: 'final', answer };
     const gated = await gateAnswer(scope, call, answer);
     if (gated.type === 'approved') return { type: 'final', answer: gated.answer };

@@ -3,7 +3,6 @@
  * A batch knows when it is quiet — every call either finished or waiting for a human, nothing in
  * flight — which is when the turn may continue as new, carrying the batch (./carry.ts).
  */
-import { patched } from '@temporalio/workflow';
 import { BOUNDS } from '../core/bounds';
 import { PATCH_FEWER_CALLS_PER_RESPONSE } from './patches';
 import type { WaitingCall } from './desk/approvals';
@@ -24,9 +23,11 @@ const tooMany = (n: number, cap: number) =>
   `Error: ${n} tool calls in one response; the first ${cap} ran, this one did not. Ask for fewer at a time.`;
 
 /** How many calls of a response of `n` run (see BOUNDS.callsPerResponse; the patch is checked only when it matters). */
-function callsRun(n: number): number {
+function callsRun(n: number, scope: TurnScope): number {
   if (n <= BOUNDS.callsPerResponse) return n;
-  return patched(PATCH_FEWER_CALLS_PER_RESPONSE) ? BOUNDS.callsPerResponse : BOUNDS.callsPerResponseBefore;
+  return scope.recorder.version.has(PATCH_FEWER_CALLS_PER_RESPONSE)
+    ? BOUNDS.callsPerResponse
+    : BOUNDS.callsPerResponseBefore;
 }
 
 export class ToolBatch {
@@ -48,7 +49,7 @@ export class ToolBatch {
     this.results = calls.map((c) => c.result);
     let mayWait = false;
     // A batch resumed by a continued run has nothing left to refuse: every call ended or waits.
-    const cap = calls.every((c) => c.result !== undefined || c.waiting) ? calls.length : callsRun(calls.length);
+    const cap = calls.every((c) => c.result !== undefined || c.waiting) ? calls.length : callsRun(calls.length, scope);
     // Start every call (each decides synchronously whether it may wait for a human), then watch them.
     const running = calls.map((c, i): string | Promise<string> => {
       if (c.result !== undefined) return c.result;

@@ -11,7 +11,7 @@
  * falls below the count by characters' classes. Since `context-refused-retry`: a prompt the server
  * refuses as too long is trimmed to the server's own count and asked once more.
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import {
   planTrim,
   promptChars,
@@ -67,13 +67,27 @@ export class ContextWindow {
   ) {
     const given = carried?.calibration ?? calibration;
     // From outside (a turn's or a session's input): one no provider could have counted is not used.
-    this.calibration = given && !usableCalibration(given) && patched(PATCH_CALIBRATION_BOUNDS) ? undefined : given;
+    this.calibration =
+      given && !usableCalibration(given) && recorder.version.has(PATCH_CALIBRATION_BOUNDS) ? undefined : given;
     this.dropped = carried?.dropped ?? 0;
     this.summary = carried?.summary;
   }
 
-  /** Before a model call: trims (or summarises) when the prompt would pass the window. */
-  async fit(agent: AgentSpec, window: ContextWindowSpec): Promise<void> {
+  /**
+   * Before a model call: trims (or summarises) when the prompt would pass the window. A lean run
+   * (./versions.ts) with nothing to trim gets no promise back: an async `fit` cost every step four
+   * promises in the sandbox, each with a captured stack (scripts/bench/measured-apart.md).
+   */
+  fit(agent: AgentSpec, window: ContextWindowSpec): Promise<void> | undefined {
+    const fits = (strategy: ContextWindowSpec['strategy']) => !this.plan(agent, window, strategy).plan;
+    if (this.recorder.version.lean && fits(window.strategy) && (window.strategy !== 'summarize' || fits('trim'))) {
+      this.pendingChars = promptChars(this.conversation.all(), agent.tools);
+      return undefined;
+    }
+    return this.fitting(agent, window);
+  }
+
+  private async fitting(agent: AgentSpec, window: ContextWindowSpec): Promise<void> {
     await this.trim(agent, window, window.strategy);
     // A summary may take more room than planned (the model's count differs from the estimate): what
     // still does not fit is dropped.
@@ -81,14 +95,10 @@ export class ContextWindow {
     this.pendingChars = promptChars(this.conversation.all(), agent.tools);
   }
 
-  private async trim(
-    agent: AgentSpec,
-    window: ContextWindowSpec,
-    strategy: ContextWindowSpec['strategy'],
-    refused?: { promptTokens?: number },
-  ) {
+  /** What a trim would drop now (nothing: `plan` undefined); checks the low-water patch once per call. */
+  private plan(agent: AgentSpec, window: ContextWindowSpec, strategy: ContextWindowSpec['strategy']) {
     const { conversation } = this;
-    const lowWater = patched(PATCH_CONTEXT_LOW_WATER);
+    const lowWater = this.recorder.version.has(PATCH_CONTEXT_LOW_WATER);
     const maxTokens = agent.modelSettings?.maxTokens;
     const reserve = lowWater
       ? answerReserve(maxTokens, window)
@@ -103,7 +113,18 @@ export class ContextWindow {
       history: conversation.historyLength(),
       ...(this.calibration && { calibration: this.calibration }),
     });
-    if (plan && patched(PATCH_CONTEXT_WINDOW)) {
+    return { plan, lowWater };
+  }
+
+  private async trim(
+    agent: AgentSpec,
+    window: ContextWindowSpec,
+    strategy: ContextWindowSpec['strategy'],
+    refused?: { promptTokens?: number },
+  ) {
+    const { conversation } = this;
+    const { plan, lowWater } = this.plan(agent, window, strategy);
+    if (plan && this.recorder.version.has(PATCH_CONTEXT_WINDOW)) {
       const summarised =
         strategy === 'summarize' && plan.history > 0
           ? await this.summarise(agent, window, plan.start, plan.history)
@@ -145,7 +166,8 @@ export class ContextWindow {
     try {
       return await run();
     } catch (err) {
-      if (!(err instanceof TurnFailureError) || !err.refused || !patched(PATCH_CONTEXT_REFUSED_RETRY)) throw err;
+      if (!(err instanceof TurnFailureError) || !err.refused || !this.recorder.version.has(PATCH_CONTEXT_REFUSED_RETRY))
+        throw err;
       const { promptTokens: counted, contextTokens } = err.refused;
       const chars = this.pendingChars;
       const estimate = promptTokens(this.conversation.all(), agent.tools, this.calibration, true);
@@ -166,7 +188,7 @@ export class ContextWindow {
     const last = this.recorder.state.events.at(-1);
     if (last?.type !== 'MODEL_CALLED' || last.usageEstimated || last.usage.inputTokens <= 0) return;
     const counted = { tokens: last.usage.inputTokens, chars: this.pendingChars };
-    if (!usableCalibration(counted) && patched(PATCH_CALIBRATION_BOUNDS)) return; // a server's nonsense count
+    if (!usableCalibration(counted) && this.recorder.version.has(PATCH_CALIBRATION_BOUNDS)) return; // a server's nonsense count
     this.calibration = counted;
   }
 

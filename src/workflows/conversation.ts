@@ -3,12 +3,13 @@
  * each response and its tool results), served to the model activity by the `conversation` query so
  * history records each message once (src/core/conversation.ts).
  */
-import { patched, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { conversationQuery, CONVERSATION_DESCRIPTION } from '../core/contract';
 import { ConversationDigest } from '../core/conversation';
 import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, AssistantMessage, ChatMessage, ConversationRef, ModelRequest } from '../core/spec';
 import { PATCH_CONVERSATION_BY_REFERENCE } from './patches';
+import type { RunVersion } from './versions';
 
 export class TurnConversation {
   private messages: ChatMessage[];
@@ -22,6 +23,7 @@ export class TurnConversation {
   constructor(
     private agent: AgentSpec,
     input: TurnInput,
+    version: RunVersion,
     carried?: ChatMessage[],
     /** A continued run's count of earlier turns' messages (absent: as the input gave them). */
     carriedHistory?: number,
@@ -44,7 +46,7 @@ export class TurnConversation {
       { description: CONVERSATION_DESCRIPTION },
     );
     this.digest = new ConversationDigest(this.messages);
-    this.byReference = patched(PATCH_CONVERSATION_BY_REFERENCE);
+    this.byReference = version.has(PATCH_CONVERSATION_BY_REFERENCE);
   }
 
   /** The model activity's input for call number `call`. */

@@ -5,7 +5,7 @@
  * still fails after its retries (fail closed) — ends the turn `GuardrailTripped`. An agent without
  * guardrails costs nothing here: no promise, no patch.
  */
-import { isCancellation, patched, type ActivityOptions } from '@temporalio/workflow';
+import { isCancellation, type ActivityOptions } from '@temporalio/workflow';
 import { describeFailure, FailureType } from '../core/failures';
 import type { TurnInput } from '../core/schemas';
 import type { AgentSpec, GuardrailSpec } from '../core/spec';
@@ -30,7 +30,7 @@ export class TurnGuardrails {
   /** Starts the input guardrails: resolves once the blocking ones passed; the parallel ones go on. */
   startInput(agent: AgentSpec): Promise<void> | undefined {
     const all = agent.guardrails?.input ?? [];
-    if (all.length === 0 || !patched(PATCH_GUARDRAILS)) return undefined;
+    if (all.length === 0 || !this.recorder.version.has(PATCH_GUARDRAILS)) return undefined;
     const parallel = all.filter((g) => g.mode === 'parallel');
     if (parallel.length) {
       this.parallel = this.runAll(agent, parallel, 'input');
@@ -52,7 +52,7 @@ export class TurnGuardrails {
   /** Runs the output guardrails on the answer; throws when one trips. */
   checkOutput(agent: AgentSpec, answer: { text: string; parsed?: unknown }): Promise<void> | undefined {
     const all = agent.guardrails?.output ?? [];
-    if (all.length === 0 || !patched(PATCH_GUARDRAILS)) return undefined;
+    if (all.length === 0 || !this.recorder.version.has(PATCH_GUARDRAILS)) return undefined;
     return this.runAll(agent, all, 'output', answer);
   }
 

@@ -4,7 +4,7 @@
  * of the response have run. One handoff per response and `MAX_HANDOFFS` per turn; a handoff that cannot
  * happen is a tool error the model reads, and the current agent goes on.
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { MAX_HANDOFFS } from '../agents/handoffs';
 import { describeFailure } from '../core/failures';
 import { parseToolArgs } from '../core/args';
@@ -34,7 +34,7 @@ export function planHandoff(
   recorder: TurnRecorder,
 ): PlannedHandoff | undefined {
   const targetOf = (name: string) => agent.tools.find((t) => t.name === name)?.handoff?.agent;
-  if (!calls.some((c) => targetOf(c.name) !== undefined) || !patched(PATCH_HANDOFFS)) return undefined;
+  if (!calls.some((c) => targetOf(c.name) !== undefined) || !recorder.version.has(PATCH_HANDOFFS)) return undefined;
   const taken = recorder.state.handedOffFrom?.length ?? 0;
   let to: PlannedHandoff['to'];
   const answered = calls.map((c): BatchCall => {

@@ -2,7 +2,7 @@
  * One model call of the turn: the activity, its record (`MODEL_CALLED` with usage and the calls it asked
  * for, under ids unique in the turn), and the limits that end a turn whose model keeps asking for tools.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { CallIds } from '../core/call-ids';
 import { describeFailure, FailureType } from '../core/failures';
@@ -15,6 +15,7 @@ import type { TurnConversation } from './conversation';
 import { PATCH_CONTEXT_EXHAUSTED, PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
 import { displayArgs } from './tool-call/args';
+import type { RunVersion } from './versions';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
 export class TurnFailureError extends Error {
@@ -30,10 +31,10 @@ export class TurnFailureError extends Error {
 }
 
 /** The server's refusal of a prompt as too long (`ModelContextExceeded`), as a turn failure; else undefined. */
-function refusedPrompt(err: unknown, call: number): TurnFailureError | undefined {
+function refusedPrompt(err: unknown, call: number, version: RunVersion): TurnFailureError | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.ModelContextExceeded) return undefined;
-  if (!patched(PATCH_CONTEXT_EXHAUSTED)) return undefined;
+  if (!version.has(PATCH_CONTEXT_EXHAUSTED)) return undefined;
   const d = (cause.details?.[0] ?? {}) as { promptTokens?: unknown; contextTokens?: unknown };
   const n = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined);
   const promptTokens = n(d.promptTokens);
@@ -85,7 +86,7 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
       (err: unknown) => {
         if (isCancellation(err)) throw err;
         throw (
-          refusedPrompt(err, call) ??
+          refusedPrompt(err, call, recorder.version) ??
           new TurnFailureError(`model call ${call} failed: ${describeModelFailure(err, retry)}`)
         );
       },
@@ -139,7 +140,7 @@ function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): M
     ...(refusal !== undefined && { refusal }),
     ...(response.api === 'responses' && { api: 'responses' }),
   });
-  checkFinish(agent, call, response);
+  checkFinish(agent, call, response, recorder.version);
   conversation.addResponse(message);
   return { message, calls, ...(response.output && { output: response.output }) };
 }
@@ -149,11 +150,11 @@ function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): M
  * accepts cut answers), filtered by the provider, or refused by the model. Behind a patch: before it,
  * such a response was taken as the answer.
  */
-function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): void {
+function checkFinish(agent: AgentSpec, call: number, response: ModelResponse, version: RunVersion): void {
   const { finishReason, refusal, message } = response;
   const said = !!message.content || (message.tool_calls?.length ?? 0) > 0;
-  if (finishReason === 'length' && agent.onTruncated !== 'accept' && patched(PATCH_FINISH_REASONS)) {
-    const exhausted = contextExhausted(agent, call, response);
+  if (finishReason === 'length' && agent.onTruncated !== 'accept' && version.has(PATCH_FINISH_REASONS)) {
+    const exhausted = contextExhausted(agent, call, response, version);
     if (exhausted) throw exhausted;
     throw new TurnFailureError(
       `model call ${call} was cut at the token limit (finish_reason length, ${response.usage.outputTokens} output tokens): ` +
@@ -161,7 +162,7 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
       FailureType.ModelTruncated,
     );
   }
-  if ((finishReason === 'content_filter' || (refusal !== undefined && !said)) && patched(PATCH_FINISH_REASONS)) {
+  if ((finishReason === 'content_filter' || (refusal !== undefined && !said)) && version.has(PATCH_FINISH_REASONS)) {
     const why =
       refusal !== undefined
         ? `the model refused: ${refusal}`
@@ -175,13 +176,18 @@ function checkFinish(agent: AgentSpec, call: number, response: ModelResponse): v
  * filled the model's context, and a larger `maxTokens` cannot help. Undefined for an answer cut at
  * `maxTokens` (or at a limit Tiller cannot tell: no `maxTokens`, no window).
  */
-function contextExhausted(agent: AgentSpec, call: number, response: ModelResponse): TurnFailureError | undefined {
+function contextExhausted(
+  agent: AgentSpec,
+  call: number,
+  response: ModelResponse,
+  version: RunVersion,
+): TurnFailureError | undefined {
   const { inputTokens, outputTokens } = response.usage;
   const max = agent.modelSettings?.maxTokens;
   const window = agent.contextWindow;
   // Cut at maxTokens; or, with neither maxTokens nor a window, at a limit Tiller cannot tell.
   if (max !== undefined ? outputTokens >= max : !window) return undefined;
-  if (!patched(PATCH_CONTEXT_EXHAUSTED)) return undefined;
+  if (!version.has(PATCH_CONTEXT_EXHAUSTED)) return undefined;
   const unset = max === undefined;
   const advice = window
     ? `lower contextWindow.tokens (${window.tokens}) to the model's context (per request slot)` +

@@ -120,3 +120,37 @@ export const PATCH_CONTEXT_EXHAUSTED = 'context-exhausted';
  * of more than 32 calls, so other turns record no marker.
  */
 export const PATCH_FEWER_CALLS_PER_RESPONSE = 'fewer-calls-per-response';
+
+/**
+ * Issue 36: a turn's run started on this version records this one marker at its start and takes every
+ * earlier patch's path without its own marker (./versions.ts): each `patched` costs two events (the
+ * marker, and the `TemporalChangeVersion` upsert core adds), and a gated turn reached four. Behind it
+ * too: `startTurn` and `previewTool` run as local activities, and a session's turn tells its session
+ * only when what it waits for changes.
+ */
+export const PATCH_LEAN_TURN = 'lean-turn';
+
+/** The patches a lean run takes without checking (every one before PATCH_LEAN_TURN; none added after it). */
+export type PatchBeforeLean =
+  | typeof PATCH_VALIDATE_BEFORE_APPROVAL
+  | typeof PATCH_CONVERSATION_BY_REFERENCE
+  | typeof PATCH_TURN_CONTINUE_AS_NEW
+  | typeof PATCH_SALTED_ARGS_DIGEST
+  | typeof PATCH_EMPTY_APPROVERS_MEAN_NOBODY
+  | typeof PATCH_APPROVAL_RESOLVED_HOOK
+  | typeof PATCH_CARRIED_WAITS_FIRST
+  | typeof PATCH_READ_ONLY_LOCAL
+  | typeof PATCH_STRUCTURED_OUTPUT
+  | typeof PATCH_ANSWER_GATE
+  | typeof PATCH_FINISH_REASONS
+  | typeof PATCH_VERIFIED_APPROVER
+  | typeof PATCH_HANDOFFS
+  | typeof PATCH_GUARDRAILS
+  | typeof PATCH_CONTEXT_WINDOW
+  | typeof PATCH_CALIBRATION_BOUNDS
+  | typeof PATCH_DECIDE_BEFORE_WAIT
+  | typeof PATCH_APPROVER_HEADER_REQUIRED
+  | typeof PATCH_CONTEXT_LOW_WATER
+  | typeof PATCH_CONTEXT_REFUSED_RETRY
+  | typeof PATCH_CONTEXT_EXHAUSTED
+  | typeof PATCH_FEWER_CALLS_PER_RESPONSE;

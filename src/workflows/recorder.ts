@@ -10,13 +10,18 @@ import type { TurnEventBody } from '../core/state/events';
 import type { HookFailure } from '../core/spec';
 import { emit, type TurnState } from '../core/state';
 import { countEvent } from './metrics';
+import type { RunVersion } from './versions';
 import { Visibility } from './visibility';
 
 export class TurnRecorder {
   private visibility: Visibility | undefined;
   private model = '';
 
-  constructor(readonly state: TurnState) {}
+  constructor(
+    readonly state: TurnState,
+    /** Which recorded path the run takes (every part of the turn asks it through its recorder). */
+    readonly version: RunVersion,
+  ) {}
 
   /** Workflow time as ISO-8601 (deterministic: the SDK replays it). */
   now(): string {
@@ -26,7 +31,7 @@ export class TurnRecorder {
   /** Once the agent is known: where to mirror the state, and the model that labels the metrics. */
   startMirroring(opts: { model: string; searchAttributes: boolean; parentTurnId?: string }): void {
     this.model = opts.model;
-    this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId);
+    this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId, this.version.lean);
   }
 
   /** Mirrors the state as it is now (a run that continued as new starts with no event to record). */

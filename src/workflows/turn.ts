@@ -14,7 +14,6 @@ import {
   CancellationScope,
   condition,
   isCancellation,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../core/schemas';
@@ -39,9 +38,11 @@ import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches
 import type { TurnScope } from './turn-scope';
 import { turnResult } from './turn-result';
 import { parseInput, startAgent } from './turn-start';
+import { RunVersion } from './versions';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const input = parseInput(rawInput);
+  const version = new RunVersion(); // first: which recorded path this run takes
   const carried = input.carried as TurnCarry | undefined; // set when the turn continued as new
   const { workflowId } = workflowInfo();
   const recorder = new TurnRecorder(
@@ -53,6 +54,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         ...(input.startedBy !== undefined && { startedBy: input.startedBy }),
         ...(input.trust !== undefined && { trust: input.trust }),
       }),
+    version,
   );
   const { state } = recorder;
   let spec: AgentSpec | undefined = carried?.spec;
@@ -61,7 +63,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
   // Before the handlers: a decision that came with this run's first task must find its carried wait.
   const carriedWaits = carried?.batch?.calls.flatMap((c) => (c.waiting ? [c.waiting] : [])) ?? [];
-  if (carriedWaits.length > 0 && patched(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
+  if (carriedWaits.length > 0 && version.has(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
   serveReads(state);
   serveDecisions(desk, () => spec, subAgents);
@@ -90,7 +92,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     let agent = (spec ??= await startAgent(input, recorder, (started) => mirror(started, false)));
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
-    const conversation = new TurnConversation(agent, input, carried?.messages, carried?.context?.history);
+    const conversation = new TurnConversation(agent, input, version, carried?.messages, carried?.context?.history);
     const context = (window = new ContextWindow(
       conversation,
       recorder,
@@ -115,10 +117,11 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     let step: ModelStep | undefined = carried?.batch;
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
-        if (budget.due() && patched(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
+        if (budget.due() && version.has(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
         const ask = () => callModel({ agent, recorder, conversation, ids }, call);
         const room = agent.contextWindow;
-        if (room) await context.fit(agent, room);
+        const fitting = room && context.fit(agent, room);
+        if (fitting) await fitting;
         step = await guards.beside(room ? context.call(agent, room, ask) : ask());
         if (agent.contextWindow) context.observed();
         if (step.calls.length === 0) {
@@ -168,7 +171,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
           break;
         }
         // Every open call waits for a human and the history is long: continue as new, waits and all.
-        if (!patched(PATCH_TURN_CONTINUE_AS_NEW)) {
+        if (!version.has(PATCH_TURN_CONTINUE_AS_NEW)) {
           conversation.addToolResults(step.message, await batch.done);
           break;
         }

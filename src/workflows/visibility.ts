@@ -16,12 +16,19 @@ import { decideHints, NOBODY_DECIDES } from '../core/hints';
 export class Visibility {
   private last = '';
   private lastDetails = '';
+  /** The pending call ids the session last heard of (it starts a turn as running, waiting for nothing). */
+  private toldSession = '';
 
   constructor(
     private readonly state: TurnState,
     private readonly useSearchAttributes: boolean,
     /** The turn that started this one as a sub-agent, if any. */
     private readonly parentTurnId?: string,
+    /**
+     * A lean run (../versions.ts) tells its session only what the session cannot derive: what it waits
+     * for. The session marks a turn running when it starts it and learns its end from the child's result.
+     */
+    private readonly lean = false,
   ) {}
 
   /**
@@ -33,6 +40,11 @@ export class Visibility {
     if (!parent) return;
     const toTurn = parent.workflowId === this.parentTurnId;
     if (!toTurn && parent.workflowId !== this.state.sessionId) return;
+    if (!toTurn && this.lean) {
+      const pending = this.state.pendingApprovals.map((p) => p.id).join(',');
+      if (pending === this.toldSession) return;
+      this.toldSession = pending;
+    }
     getExternalWorkflowHandle(parent.workflowId)
       .signal(turnProgressSignal, {
         turnId: this.state.turnId,

@@ -56,10 +56,10 @@ test('while a gated call waits, junk decisions grow the history: the turn contin
   ]);
   const turnId = h.turnId('can-wait');
   await h.withWorker(async () => {
-    await start(turnId, 40);
+    await start(turnId, 25); // a lean run pauses in ~17 events: the 12 signals pass 25
     const before = await waitForState(h.tiller, turnId, awaitingApproval);
     const firstRun = (await h.client.workflow.getHandle(turnId).describe()).runId;
-    // Each rejected signal adds its own events; soon past the budget of 40.
+    // Each rejected signal adds its own events; soon past the budget of 25.
     for (let i = 0; i < 12; i++) await h.tiller.signalDecision(turnId, { id: `nope-${i}`, approved: true });
     await waitForState(h.tiller, turnId, (s) => s.events.filter((e) => e.type === 'DECISION_REJECTED').length === 12);
     const described = await h.client.workflow.getHandle(turnId).describe();
@@ -99,7 +99,7 @@ test('a waiting call keeps its deadline across runs: it expires when it was due,
   const turnId = h.turnId('can-deadline');
   await h.withWorker(
     async () => {
-      await start(turnId, 40);
+      await start(turnId, 25); // a lean run pauses in ~17 events: the 12 signals pass 25
       const before = await waitForState(h.tiller, turnId, awaitingApproval);
       const expiresAt = before.pendingApprovals[0]!.expiresAt!;
       const firstRun = (await h.client.workflow.getHandle(turnId).describe()).runId;

@@ -9,10 +9,16 @@
  * by a latch; the workflow worker stops, the preview ends, the decision is sent while no workflow worker
  * polls; a new workflow worker then gets both in one workflow task (the history proves it).
  *
+ * Since `lean-turn` (issue 36) a new run previews in a local activity, inside a workflow task: the update
+ * test starts its turn on the code before it (test/fixtures/bundles/workflows-before-lean-turn.js, where
+ * the race was found) and finishes it on the current code; the signal test makes the race of a lean run.
+ *
  * Fixtures (TILLER_RECORD_FIXTURES=1): each test records its turn on the new path (patch
  * `decide-before-wait`). `decide-before-wait-old-path` is the signal test's turn recorded on the code
- * before the fix (the signal refused "not pending (status: running)", no marker): it replays on the old path.
+ * before the fix (the signal refused "not pending (status: running)", no marker): it replays on the old path;
+ * `decide-before-wait-signal` is the same test's turn before `lean-turn`.
  */
+import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -20,7 +26,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { withPayloadGuard } from '../../src/codec/guard';
-import { decideUpdate } from '../../src/core/contract';
+import { decideUpdate, WORKFLOW_TYPE_TURN } from '../../src/core/contract';
 import { Ask, Deny } from '../../src/core/policy';
 import { ANSWER_TOOL } from '../../src/core/spec';
 import { defineTool } from '../../src/tools/define';
@@ -29,6 +35,7 @@ import { recordFixture } from '../support/fixtures';
 import { awaitingApproval, scriptByInput, useHarness, waitForState } from '../support/harness';
 
 const h = useHarness();
+const BEFORE_LEAN = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-before-lean-turn.js') };
 const EventType = temporal.api.enums.v1.EventType;
 
 /** A gate that opens once: `open()` resolves `opened`. */
@@ -83,9 +90,17 @@ const write = (id: string, input: string) =>
     [input]: [{ toolCalls: [{ id, name: 'slow_write', arguments: { text: input } }] }, { content: 'done' }],
   });
 
-/** A worker that runs workflow tasks only (no cache: nothing sticky is left behind when it stops). */
-const workflowWorker = () =>
-  h.worker({ agents, tools, worker: { enableNonLocalActivities: false, maxCachedWorkflows: 0 } });
+/**
+ * A worker that runs workflow tasks only (no cache: nothing sticky is left behind when it stops); on
+ * `before`, the workflow code before `lean-turn`, whose preview is an activity (a lean run's is local).
+ */
+const workflowWorker = (before = false) =>
+  h.worker({
+    agents,
+    tools,
+    worker: { enableNonLocalActivities: false, maxCachedWorkflows: 0 },
+    ...(before && { workflowBundle: BEFORE_LEAN }),
+  });
 
 /** A worker that runs activities only: the same activities a Tiller worker has, and no workflows. */
 function activityWorker(): Promise<Worker> {
@@ -139,11 +154,12 @@ const isPreviewCompleted =
     return scheduled?.activityTaskScheduledEventAttributes?.activityType?.name === 'previewTool';
   };
 
+// Where the preview is an activity: a turn started before `lean-turn`, finished on the current code.
 test('an update that arrives in the same workflow task as the preview, ahead of it, decides the call', async () => {
   h.model.setScript(write('w-1', 'race the preview'));
   const turnId = h.turnId('decide-before-wait');
   const activities = await activityWorker();
-  const first = await workflowWorker();
+  const first = await workflowWorker(true);
   const activitiesRun = activities.run();
   const firstRun = first.run();
   try {
@@ -189,12 +205,19 @@ test('an update that arrives in the same workflow task as the preview, ahead of 
   }
 });
 
+// A lean run previews in a local activity, inside a workflow task: a decision reaches it when core
+// heartbeats that task (at 80 % of its timeout, shortened here) while the preview still runs.
 test('a signal sent while the preview runs decides the call once it waits', async () => {
   h.model.setScript(write('w-2', 'signal the preview'));
   const turnId = h.turnId('decide-before-wait-signal');
   const state = await h.withWorker(
     async () => {
-      await h.tiller.startTurn({ agent: 'previewed', input: 'signal the preview', turnId });
+      await h.client.workflow.start(WORKFLOW_TYPE_TURN, {
+        taskQueue: h.taskQueue,
+        workflowId: turnId,
+        args: [{ agent: 'previewed', input: 'signal the preview' }],
+        workflowTaskTimeout: '2 seconds',
+      });
       await entered.opened;
       await h.tiller.signalDecision(turnId, { id: 'w-2', approved: true, approver: 'alice' });
       await untilHistory(turnId, (events) =>
@@ -218,7 +241,7 @@ test('a signal sent while the preview runs decides the call once it waits', asyn
     },
     { agents, tools },
   );
-  await recordFixture(h.client, turnId, 'decide-before-wait-signal');
+  await recordFixture(h.client, turnId, 'decide-before-wait-signal-lean');
   expect(state.events.filter((e) => e.type === 'DECISION_REJECTED')).toEqual([]);
   expect(state.toolCalls).toEqual([
     expect.objectContaining({

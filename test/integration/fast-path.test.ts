@@ -18,6 +18,7 @@ import { PATCH_READ_ONLY_LOCAL } from '../../src/workflows/patches';
 import { startHttpMcpServer, type HttpMcpServer } from '../fixtures/mcp/server';
 import { FIXTURE_DIR, fixtureWorkflowIds, recordFixture } from '../support/fixtures';
 import { bundle, createHarness, type Harness } from '../support/harness';
+import { localActivity } from '../support/history';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -107,6 +108,9 @@ async function events(turnId: string) {
 
 const scheduled = (e: temporal.api.history.v1.IHistoryEvent) =>
   e.activityTaskScheduledEventAttributes?.activityType?.name;
+/** The tools run as local activities (a lean run's `startTurn` is one too). */
+const localTools = (evs: temporal.api.history.v1.IHistoryEvent[]) =>
+  evs.flatMap((e) => (localActivity(e)?.type === 'runTool' ? ['runTool'] : []));
 const markers = (evs: temporal.api.history.v1.IHistoryEvent[]) =>
   evs.flatMap((e) => (e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : []));
 
@@ -129,8 +133,10 @@ test('a step of model call + read-only tool is one workflow task and at most 7 h
   const evs = await events(turnId);
   expect(evs.filter((e) => scheduled(e) === 'runTool')).toHaveLength(0);
   const ms = markers(evs);
-  expect(ms.filter((m) => m === 'core_local_activity')).toHaveLength(steps);
-  expect(ms.filter((m) => m === 'core_patch')).toHaveLength(2); // conversation-by-reference and the fast path
+  // One per read-only call, and the lean run's `startTurn`; one patch marker: lean-turn, which stands
+  // for conversation-by-reference and the fast path.
+  expect(evs.flatMap((e) => localActivity(e)?.type ?? [])).toEqual(['startTurn', ...Array(steps).fill('runTool')]);
+  expect(ms.filter((m) => m === 'core_patch')).toHaveLength(1);
   // From one model call's scheduling to the next: the events of one tool step.
   const modelAt = evs.flatMap((e, i) => (scheduled(e) === 'callModel' ? [i] : []));
   expect(modelAt).toHaveLength(steps + 1);
@@ -165,7 +171,7 @@ test('`local: false` and a heartbeat timeout keep a read-only tool a regular act
   });
   const evs = await events(turnId);
   expect(evs.filter((e) => scheduled(e) === 'runTool')).toHaveLength(2);
-  expect(markers(evs)).not.toContain('core_local_activity');
+  expect(localTools(evs)).toEqual([]);
 });
 
 test("an MCP tool the server marks read-only runs locally; the others don't", async () => {
@@ -192,7 +198,7 @@ test("an MCP tool the server marks read-only runs locally; the others don't", as
   await recordFixture(h.client, turnId, 'mcp-read-only-local-and-remote');
   const evs = await events(turnId);
   expect(evs.filter((e) => scheduled(e) === 'runTool')).toHaveLength(1);
-  expect(markers(evs).filter((m) => m === 'core_local_activity')).toHaveLength(1);
+  expect(localTools(evs)).toHaveLength(1);
 });
 
 test("an MCP server's `runAsActivity` keeps its read-only tool a regular activity", async () => {
@@ -206,7 +212,7 @@ test("an MCP server's `runAsActivity` keeps its read-only tool a regular activit
   });
   const evs = await events(turnId);
   expect(evs.filter((e) => scheduled(e) === 'runTool')).toHaveLength(1);
-  expect(markers(evs)).not.toContain('core_local_activity');
+  expect(localTools(evs)).toEqual([]);
 });
 
 test('cancelling the turn aborts a read-only tool running locally', async () => {

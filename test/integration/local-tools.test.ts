@@ -69,7 +69,8 @@ test('a local tool runs, returns to the model, and is recorded as a marker', asy
   expect(keys).toEqual([`${turnId}:q1`]);
   const events = await eventTypes(turnId);
   expect(events.filter((e) => e.activity === 'runTool')).toHaveLength(0);
-  expect(events.filter((e) => e.marker === 'core_local_activity')).toHaveLength(2);
+  // The two tools, and the lean run's `startTurn`.
+  expect(events.filter((e) => e.marker === 'core_local_activity')).toHaveLength(3);
 });
 
 test('an approval gate still pauses a local tool until a human decides', async () => {

@@ -13,6 +13,7 @@ import { splitQualifiedName } from '../../src/mcp/names';
 import { startHttpMcpServer, type HttpMcpServer } from '../fixtures/mcp/server';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
 import { ROOT } from '../support/processes';
+import { activityResults, localActivity } from '../support/history';
 
 let h: Harness;
 let web: HttpMcpServer;
@@ -105,18 +106,11 @@ async function history(turnId: string) {
   return (await h.client.workflow.getHandle(turnId).fetchHistory()).events ?? [];
 }
 
-/** The spec `startTurn` recorded for the turn. */
+/** The spec `startTurn` recorded for the turn (an activity's result, or a lean run's local activity marker). */
 async function recordedSpec(turnId: string): Promise<AgentSpec> {
-  const events = await history(turnId);
-  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startTurn');
-  const completed = events.find(
-    (e) =>
-      e.activityTaskCompletedEventAttributes &&
-      String(e.activityTaskCompletedEventAttributes.scheduledEventId) === String(scheduled?.eventId),
-  );
-  const payload = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-  if (!payload) throw new Error(`no startTurn result in the history of ${turnId}`);
-  return (JSON.parse(Buffer.from(payload).toString()) as { spec: AgentSpec }).spec;
+  const [started] = activityResults(await history(turnId), 'startTurn') as { spec: AgentSpec }[];
+  if (!started) throw new Error(`no startTurn result in the history of ${turnId}`);
+  return started.spec;
 }
 
 function isAlive(pid: number): boolean {
@@ -193,7 +187,7 @@ test('stdio: a server`s tools are listed once into the turn`s spec, called, and 
   const events = await history(turnId);
   const listing = events.filter((e) => eventText(e).includes('Opens a ticket.'));
   expect(listing).toHaveLength(1);
-  expect(listing[0]!.activityTaskCompletedEventAttributes).toBeTruthy();
+  expect(localActivity(listing[0]!)?.type).toBe('startTurn'); // a lean run starts in a local activity
   const modelCalls = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
   expect(modelCalls).toHaveLength(3);
 

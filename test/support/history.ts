@@ -14,3 +14,47 @@ export async function failedWorkflowTasks(client: Client, turnId: string): Promi
       return `event ${String(e.eventId)}: cause ${String(a.cause)}: ${a.failure?.message ?? ''}`;
     });
 }
+
+type HistoryEvent = NonNullable<
+  Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']
+>[number];
+
+const decoded = (data: Uint8Array | null | undefined): unknown =>
+  data ? JSON.parse(Buffer.from(data).toString()) : undefined;
+
+/** A local activity's marker: its activity type and its result (decoded), else undefined. */
+export function localActivity(e: HistoryEvent): { type: string; result: unknown } | undefined {
+  const m = e.markerRecordedEventAttributes;
+  if (m?.markerName !== 'core_local_activity') return undefined;
+  const data = decoded(m.details?.data?.payloads?.[0]?.data) as { activity_type?: string } | undefined;
+  return { type: data?.activity_type ?? '', result: decoded(m.details?.result?.payloads?.[0]?.data) };
+}
+
+/**
+ * The results of every run of activity `type` in a history, in order: an activity's completion, or a
+ * local activity's marker (a lean run's `startTurn` and `previewTool`, read-only tools).
+ */
+export function activityResults(events: readonly HistoryEvent[], type: string): unknown[] {
+  const scheduled = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+      .map((e) => String(e.eventId)),
+  );
+  return events.flatMap((e) => {
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done && scheduled.has(String(done.scheduledEventId))) return [decoded(done.result?.payloads?.[0]?.data)];
+    const local = localActivity(e);
+    return local?.type === type ? [local.result] : [];
+  });
+}
+
+/** The patch ids a history's markers record, in order. */
+export function patchIds(events: readonly HistoryEvent[]): string[] {
+  return events.flatMap((e) => {
+    const m = e.markerRecordedEventAttributes;
+    if (m?.markerName !== 'core_patch') return [];
+    return Object.values(m.details ?? {})
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => (decoded(p.data) as { id: string }).id);
+  });
+}

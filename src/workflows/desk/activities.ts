@@ -3,7 +3,6 @@
  * in the worker (a sub-agent's against Tiller's own, right here), and `onApprovalPending` /
  * `onApprovalResolved` hooks fire when the agent has any.
  */
-import { patched } from '@temporalio/workflow';
 import type { AgentSpec } from '../../core/spec';
 import { subAgentInput } from '../../core/subagents';
 import { acts, hookOptions } from '../activities';
@@ -43,7 +42,7 @@ export function deskActivities(
       if (!agent()?.hooks.onApprovalResolved) return;
       const kept = await receipts;
       // A new command: checked where it is scheduled, so histories without the marker replay without it.
-      if (!patched(PATCH_APPROVAL_RESOLVED_HOOK)) return;
+      if (!recorder.version.has(PATCH_APPROVAL_RESOLVED_HOOK)) return;
       const summary = `notify ${ctx.call.tool} ${ctx.outcome.replace('_', ' ')}`;
       const done = await acts.notifyApprovalResolved.executeWithOptions({ ...hookOptions, summary }, [
         { ...ctx, receipts: kept },

@@ -4,7 +4,7 @@
  * reject the same payloads); `applyDecision` adds the approver rules and edited arguments, then records
  * it. Every rejection a handler sees is recorded as DECISION_REJECTED.
  */
-import { condition, patched } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { describeApprovers, mayDecide } from '../../core/approvers';
 import { deniedResult } from '../../core/policy';
 import { refusedPayload } from '../../core/failures';
@@ -87,13 +87,17 @@ export async function applyDecision(
 ): Promise<DeskVerdict<RecordedDecision>> {
   const { waiters, preparing, deps } = desk;
   // Where approvers are verified, a decision without the header is refused: its body names anyone.
-  if (callerOf(raw) === undefined && deps.verifiesApprovers?.() && patched(PATCH_APPROVER_HEADER_REQUIRED)) {
+  if (
+    callerOf(raw) === undefined &&
+    deps.verifiesApprovers?.() &&
+    deps.recorder.version.has(PATCH_APPROVER_HEADER_REQUIRED)
+  ) {
     const { id } = describePayload(raw);
     return reject(deps, via, NO_HEADER, { ...(id !== undefined && { id }) });
   }
   // A decision for a call whose hook or preview runs waits for the call to wait (or not to).
   const id = describePayload(raw).id;
-  if (id !== undefined && !waiters[id] && preparing.has(id) && patched(PATCH_DECIDE_BEFORE_WAIT)) {
+  if (id !== undefined && !waiters[id] && preparing.has(id) && deps.recorder.version.has(PATCH_DECIDE_BEFORE_WAIT)) {
     await condition(() => waiters[id] !== undefined || !preparing.has(id));
     if (!waiters[id]) {
       const status = deps.recorder.state.toolCalls.find((c) => c.id === id)?.status ?? 'unknown';
@@ -101,7 +105,11 @@ export async function applyDecision(
     }
   }
   // Only a decision with a verified caller reaches the patch: histories without one replay unmarked.
-  const checked = checkDecision(desk, raw, callerOf(raw) === undefined || patched(PATCH_VERIFIED_APPROVER));
+  const checked = checkDecision(
+    desk,
+    raw,
+    callerOf(raw) === undefined || deps.recorder.version.has(PATCH_VERIFIED_APPROVER),
+  );
   if (checked.type === 'rejected') return reject(deps, via, checked.reason, describePayload(raw));
   const decision = checked.decision;
   const waiter = waiters[decision.id]!;

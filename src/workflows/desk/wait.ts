@@ -3,7 +3,7 @@
  * gate's stages — reminders on a timer, escalation to the next stage's approvers at a deadline, expiry
  * (`timed_out`) after the last stage — with the `onApprovalPending` / `onApprovalResolved` hooks beside it.
  */
-import { condition, patched, workflowInfo } from '@temporalio/workflow';
+import { condition, workflowInfo } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { keepReceipts } from '../../core/bounds';
 import { argsDigest } from '../../core/digest';
@@ -37,12 +37,13 @@ export function raiseRequest(
   const stages = stagesOf(gate);
   const first = stages[0]!;
   // Each patch marks new turns; a wait raised before it (replayed without the marker) keeps the old rule.
-  const salt = patched(PATCH_SALTED_ARGS_DIGEST) ? workflowInfo().firstExecutionRunId : undefined;
+  const salt = deps.recorder.version.has(PATCH_SALTED_ARGS_DIGEST) ? workflowInfo().firstExecutionRunId : undefined;
   const waiter: Waiter = {
     call,
     gate,
     digest: argsDigest(call.tool, call.args, salt),
-    emptyMeansNobody: stages.some((s) => s.approvers?.length === 0) && patched(PATCH_EMPTY_APPROVERS_MEAN_NOBODY),
+    emptyMeansNobody:
+      stages.some((s) => s.approvers?.length === 0) && deps.recorder.version.has(PATCH_EMPTY_APPROVERS_MEAN_NOBODY),
     deciding: false,
     notifications: [],
     notifying: 0,

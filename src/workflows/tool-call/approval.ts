@@ -4,12 +4,12 @@
  * Each function keeps the awaits of the recorded histories: calls of one response run concurrently,
  * so their command order depends on them (a replay test checks it).
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { describeFailure } from '../../core/failures';
 import { deniedResult } from '../../core/policy';
 import type { RecordedDecision, TrustGrant } from '../../core/schemas';
 import type { ApprovalOutcome, GateSpec, ToolCallContext, ToolSpec } from '../../core/spec';
-import { acts, hookOptions } from '../activities';
+import { acts, hookOptions, localActs, localHookOptions } from '../activities';
 import type { WaitOutcome } from '../desk/approvals';
 import { PATCH_VALIDATE_BEFORE_APPROVAL } from '../patches';
 import type { TurnScope } from '../turn-scope';
@@ -53,7 +53,7 @@ export async function askHuman(call: ApprovingCall, gate: GateSpec): Promise<str
   // Since 0.2 every gated call's arguments are checked before a human is asked, not only a tool
   // with a preview; turns paused on 0.1 (no marker in their history) keep the old path on replay.
   // A sub-agent call has no worker tool to preview; its arguments were checked already.
-  if (!call.isSubAgent && (call.toolSpec?.preview || patched(PATCH_VALIDATE_BEFORE_APPROVAL))) {
+  if (!call.isSubAgent && (call.toolSpec?.preview || call.turn.recorder.version.has(PATCH_VALIDATE_BEFORE_APPROVAL))) {
     const prepared = await previewOf(call);
     if (prepared.type === 'invalid') return prepared.error;
     preview = prepared.value;
@@ -68,9 +68,12 @@ export async function askHuman(call: ApprovingCall, gate: GateSpec): Promise<str
  */
 async function previewOf(call: ApprovingCall): Promise<Checked<string | undefined>> {
   try {
-    const prepared = await acts.previewTool.executeWithOptions({ ...hookOptions, summary: `preview ${call.tool}` }, [
-      { ...call.context(), rawArgs: call.rawArgs },
-    ]);
+    const request = { ...call.context(), rawArgs: call.rawArgs };
+    const summary = `preview ${call.tool}`;
+    // A lean run previews in a local activity (one marker; an activity is three events and a task).
+    const prepared = await (call.turn.recorder.version.lean
+      ? localActs.previewTool.executeWithOptions({ ...localHookOptions, summary }, [request])
+      : acts.previewTool.executeWithOptions({ ...hookOptions, summary }, [request]));
     if (prepared.ok) return { type: 'valid', value: prepared.preview };
     return { type: 'invalid', error: call.fail(prepared.error, { modelSees: `Error: ${prepared.error}` }) };
   } catch (err) {

@@ -107,12 +107,16 @@ export class ToolCall implements ApprovingCall {
     const runArgs = this.runArgs === this.rawArgs ? this.args : argsForDisplay(this.runArgs);
     recorder.record({ type: 'TOOL_STARTED', toolCallId: this.id, tool: this.tool, args: runArgs });
     if (this.isSubAgent) return this.runSubAgent(runArgs);
-    const startedAt = runsLocally(this.toolSpec) ? Date.now() : undefined;
-    const running = runToolActivity(this.toolSpec, {
-      ...this.context(),
-      rawArgs: this.runArgs,
-      ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
-    });
+    const startedAt = runsLocally(this.toolSpec, recorder.version) ? Date.now() : undefined;
+    const running = runToolActivity(
+      this.toolSpec,
+      {
+        ...this.context(),
+        rawArgs: this.runArgs,
+        ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
+      },
+      recorder.version,
+    );
     return running.then(
       (outcome) => this.ended(outcome, startedAt),
       (err: unknown) => {

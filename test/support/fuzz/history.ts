@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { GATED_TOOL } from './model-cases';
+import { localActivity } from '../history';
 
 const { EventType } = temporal.api.enums.v1;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -20,7 +21,7 @@ export interface HistoryFacts {
   gatedRuns: string[];
   /** Bytes of the model's answers as recorded (callModel results). */
   modelResultBytes: number;
-  /** runTool / previewTool activities scheduled. */
+  /** runTool / previewTool activities scheduled, and their local activities' markers. */
   toolActivities: number;
 }
 
@@ -83,6 +84,8 @@ export async function readHistory(client: Client, turnId: string, timeoutMs: num
         if (req?.tool === GATED_TOOL) facts.gatedRuns.push(String(req.toolCallId));
       }
     }
+    const local = localActivity(e); // a lean run previews (and runs read-only tools) locally
+    if (local?.type === 'runTool' || local?.type === 'previewTool') facts.toolActivities++;
     const completed = e.activityTaskCompletedEventAttributes;
     if (completed && activityTypes.get(String(completed.scheduledEventId)) === 'callModel') {
       facts.modelResultBytes += eventBytes(e);
