@@ -11,7 +11,8 @@ import type { DecideMessage, TurnHistory } from '../eval/history-decode';
 import { channelOf } from './channel';
 import type { AuditEntry } from './schemas';
 
-const SALTED = 'salted-args-digest';
+/** Patch ids of src/workflows/patches.ts: a run with either salts its digests (`lean-turn` stands for every earlier patch). */
+export const SALTED_PATCHES = ['salted-args-digest', 'lean-turn'];
 
 /** What an audit row may carry: the arguments themselves only when asked for. */
 export interface RowOptions {
@@ -40,7 +41,7 @@ export function auditEntries(h: TurnHistory, opts: RowOptions = {}): AuditEntry[
     ...(input.success && input.data.sessionId !== undefined && { session: input.data.sessionId }),
     ...(h.startedAt !== undefined && { turnStartedAt: h.startedAt }),
   };
-  const salt = h.patches.includes(SALTED) ? h.firstRunId : undefined;
+  const salt = h.patches.some((p) => SALTED_PATCHES.includes(p)) ? h.firstRunId : undefined;
   const digestOf = (tool: string, args: unknown) => argsDigest(tool, args, salt);
   const used = new Set<DecideMessage>();
   const messageFor = (id: string, approved: boolean, via: string, approver?: string) => {
