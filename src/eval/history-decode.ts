@@ -129,6 +129,11 @@ export async function decodeTurnHistory(
       const id = patchIdOf(Object.values(marker.details ?? {}).flatMap((p) => (p.payloads ?? []).map(plain)));
       if (id !== undefined) out.patches.push(id);
     }
+    // A lean run (patch lean-turn) starts in a local activity: its marker carries the result.
+    if (marker?.markerName === 'core_local_activity' && out.started === undefined) {
+      const data = plain(marker.details?.data?.payloads?.[0] ?? {}) as { activity_type?: unknown } | undefined;
+      if (data?.activity_type === 'startTurn') out.started = await first(marker.details?.result);
+    }
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === 'startTurn') startTurnIds.add(String(e.eventId));
     const completed = e.activityTaskCompletedEventAttributes;
