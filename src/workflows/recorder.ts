@@ -9,6 +9,7 @@ import { boundEvent } from '../core/bounds';
 import type { TurnEventBody } from '../core/state/events';
 import type { HookFailure } from '../core/spec';
 import { emit, type TurnState } from '../core/state';
+import { TurnClock } from './clock';
 import { countEvent } from './metrics';
 import type { RunVersion } from './versions';
 import { Visibility } from './visibility';
@@ -16,6 +17,8 @@ import { Visibility } from './visibility';
 export class TurnRecorder {
   private visibility: Visibility | undefined;
   private model = '';
+  /** The time every recorded event and deadline of the turn reads (./clock.ts). */
+  readonly clock = new TurnClock();
 
   constructor(
     readonly state: TurnState,
@@ -23,9 +26,9 @@ export class TurnRecorder {
     readonly version: RunVersion,
   ) {}
 
-  /** Workflow time as ISO-8601 (deterministic: the SDK replays it). */
+  /** The turn's time as ISO-8601: workflow time, replay-stable after a local activity too (./clock.ts). */
   now(): string {
-    return new Date().toISOString();
+    return this.clock.iso();
   }
 
   /** Once the agent is known: where to mirror the state, and the model that labels the metrics. */
@@ -39,21 +42,18 @@ export class TurnRecorder {
     this.visibility?.sync();
   }
 
-  /**
-   * Records `body` at workflow time, or at `at` when the caller knows a replay-stable time that
-   * workflow time is not (a local activity's end: see ToolCall.ended).
-   */
-  record(body: TurnEventBody, at = this.now()): void {
-    emit(this.state, boundEvent(body), at);
+  /** Records `body` at the turn's time. */
+  record(body: TurnEventBody): void {
+    emit(this.state, boundEvent(body), this.now());
     this.visibility?.sync();
     countEvent(body, { agent: this.state.agent, model: this.model });
   }
 
   /** Hook failures never fail the turn: each is logged and recorded as HOOK_FAILED. */
-  hookFailures(failures: readonly HookFailure[], toolCallId?: string, at?: string): void {
+  hookFailures(failures: readonly HookFailure[], toolCallId?: string): void {
     for (const f of failures) {
       log.warn('hook failed', { hook: f.hook, hookName: f.hookName, error: f.error, toolCallId });
-      this.record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) }, at);
+      this.record({ type: 'HOOK_FAILED', ...f, ...(toolCallId !== undefined && { toolCallId }) });
     }
   }
 }

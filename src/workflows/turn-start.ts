@@ -24,8 +24,9 @@ export async function startAgent(
     };
     const summary = `start ${input.agent}`;
     // A lean run starts in a local activity: one marker where an activity costs three events and a task.
+    // What it records next reads the turn's clock: replay-stable after a local activity (../clock.ts).
     response = await (recorder.version.lean
-      ? localActs.startTurn.executeWithOptions({ ...localStartOptions, summary }, [request])
+      ? recorder.clock.local(() => localActs.startTurn.executeWithOptions({ ...localStartOptions, summary }, [request]))
       : acts.startTurn.executeWithOptions({ ...startOptions, summary }, [request]));
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -1,13 +1,16 @@
 /**
  * What the `state` query answers does not change when a turn is replayed (issue 34): a turn whose
- * read-only tool ran as a local activity, read from the worker that ran it and then from a fresh worker
- * that rebuilt it from history, answers the same state — every timestamp included.
+ * agent was resolved, whose preview was made and whose read-only tools ran in local activities, read
+ * from the worker that ran each part and then from a fresh worker that rebuilt it from history,
+ * answers the same state — every timestamp included — even when queries reached the worker with the
+ * tasks that ran those local activities (core then answers the query and forces a new task, and the
+ * activation that resolves the local activity runs at that task's time: see src/workflows/clock.ts).
  */
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
-import { fileTools } from '../../src/tools/files';
 import { awaitingApproval, useHarness, waitForState } from '../support/harness';
+import { forcedWorkflowTasks } from '../support/history';
 
 const h = useHarness();
 
@@ -18,37 +21,60 @@ const lookup = defineTool({
   readOnly: true,
   execute: ({ n }) => `value ${n}`,
 });
+// Read-only, so it runs locally; gated, so its preview runs locally too and a human decides.
+const peek = defineTool({
+  name: 'peek',
+  description: 'reads, with a human watching',
+  input: z.object({ n: z.number() }),
+  readOnly: true,
+  preview: ({ n }) => `would peek at ${n}`,
+  execute: ({ n }) => `peeked ${n}`,
+});
 const agents = [
-  defineAgent({
-    name: 'reader',
-    instructions: 'x',
-    tools: ['lookup', 'delete_file'],
-    approvals: { delete_file: true },
-  }),
+  defineAgent({ name: 'reader', instructions: 'x', tools: ['lookup', 'peek'], approvals: { peek: true } }),
 ];
+const workerOpts = () => ({ agents, tools: [lookup, peek] });
+const completed = (s: { status: string }) => s.status === 'completed';
 
-const workerOpts = () => ({ agents, tools: [lookup, fileTools(() => h.workspace).deleteFile] });
-
-test('a turn with a local-activity tool call answers the same state after a replay', async () => {
-  // The model's answer after the tool is slow: the workflow task that follows the local activity starts
-  // well after it completed, so a timestamp taken from that task's time would differ on replay.
+test('a turn of local activities answers the same state after a replay, queries and all', async () => {
+  // The model's answers are slow: the tasks that follow the local activities start well after them,
+  // so a timestamp taken from a task's time would differ on replay.
   h.model.setScript([
     { toolCalls: [{ id: 'l1', name: 'lookup', arguments: { n: 1 } }] },
     { toolCalls: [{ id: 'l2', name: 'lookup', arguments: { n: 2 } }], delayMs: 300 },
-    { toolCalls: [{ id: 'd1', name: 'delete_file', arguments: { path: 'nothing.txt' } }], delayMs: 300 },
+    { toolCalls: [{ id: 'p1', name: 'peek', arguments: { n: 3 } }], delayMs: 300 },
+    { content: 'done', delayMs: 300 },
   ]);
   const turnId = h.turnId('replay-state');
-  const before = await h.withWorker(async () => {
-    await h.tiller.startTurn({ agent: 'reader', input: 'go', turnId });
+  const handle = h.client.workflow.getHandle(turnId);
+  // No worker yet: the query waits for the turn's first task and reaches the worker with it, while
+  // `startTurn` runs in a local activity.
+  await h.tiller.startTurn({ agent: 'reader', input: 'go', turnId });
+  const early = h.tiller.state(turnId);
+  const paused = await h.withWorker(async () => {
+    await early;
     return waitForState(h.tiller, turnId, awaitingApproval);
   }, workerOpts());
-  expect(before.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'awaiting_approval']);
-  // A local call ends at its start plus the duration it reported, both in history — not at the time of
-  // the activation that resolved it, which a replay may see later (issue 34).
-  for (const call of before.toolCalls.slice(0, 2)) {
+  expect(paused.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'awaiting_approval']);
+  // A new worker has nothing cached: it answers by replaying the history.
+  expect(await h.withWorker(() => h.tiller.state(turnId), workerOpts())).toEqual(paused);
+
+  // No worker again: the approval and a query reach the next worker together, and the approved call
+  // runs in a local activity in that task.
+  await handle.signal('decide', { id: 'p1', approved: true, approver: 'alice' });
+  const late = h.tiller.state(turnId);
+  const done = await h.withWorker(async () => {
+    await late;
+    return waitForState(h.tiller, turnId, completed);
+  }, workerOpts());
+  expect(done.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+  expect(await h.withWorker(() => h.tiller.state(turnId), workerOpts())).toEqual(done);
+
+  // Both queries came with a task while a local activity's result was pending: the case under test.
+  const { events } = await handle.fetchHistory();
+  expect(forcedWorkflowTasks(events ?? [])).toBeGreaterThanOrEqual(2);
+  // A local call ends at its start plus the duration it reported, both in history.
+  for (const call of done.toolCalls) {
     expect(Date.parse(call.endedAt!)).toBe(Math.floor(Date.parse(call.startedAt!) + call.durationMs!));
   }
-  // A new worker has nothing cached: it answers by replaying the history.
-  const after = await h.withWorker(() => h.tiller.state(turnId), workerOpts());
-  expect(after).toEqual(before);
 });

@@ -1,5 +1,6 @@
 /** What a turn's history says went wrong inside the workflow, for the hostile-input tests. */
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 
 /**
  * Workflow tasks that failed (a stack overflow, a payload that could not be handled…): must be none.
@@ -57,4 +58,31 @@ export function patchIds(events: readonly HistoryEvent[]): string[] {
       .flatMap((p) => p.payloads ?? [])
       .map((p) => (decoded(p.data) as { id: string }).id);
   });
+}
+
+/** What a workflow task's completion may add to history before the next task: its commands' events. */
+const COMMAND_EVENTS = new Set([
+  'EVENT_TYPE_MARKER_RECORDED',
+  'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+  'EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED',
+  'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED',
+  'EVENT_TYPE_TIMER_STARTED',
+]);
+
+/**
+ * Workflow tasks the worker forced: scheduled right after a task completed, with nothing new in
+ * between — how core answers a query that came with a task while a local activity's result was pending.
+ */
+export function forcedWorkflowTasks(events: readonly HistoryEvent[]): number {
+  let forced = 0;
+  let afterCompletion = false;
+  for (const e of events) {
+    const type = temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '';
+    if (type === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED') afterCompletion = true;
+    else if (type === 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED') {
+      if (afterCompletion) forced++;
+      afterCompletion = false;
+    } else if (!COMMAND_EVENTS.has(type)) afterCompletion = false;
+  }
+  return forced;
 }

@@ -25,8 +25,6 @@ function stagesOf(gate: GateSpec): Stage[] {
   return [first, { approvers, timeout, remindEvery: remindEvery ?? gate.remindEvery }];
 }
 
-const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
-
 /** Puts the call in wait at the desk and records APPROVAL_REQUESTED: who may decide, until when. */
 export function raiseRequest(
   { waiters, preparing, deps }: DeskState,
@@ -62,7 +60,7 @@ export function raiseRequest(
     tool: call.tool,
     args: call.args,
     argsDigest: waiter.digest,
-    ...(firstTimeout !== undefined && { expiresAt: isoIn(firstTimeout) }),
+    ...(firstTimeout !== undefined && { expiresAt: new Date(deps.recorder.clock.now() + firstTimeout).toISOString() }),
     ...(first.approvers && { approvers: first.approvers }),
     ...(stages[1]?.approvers && { escalatesTo: stages[1].approvers }),
     ...(preview !== undefined && { preview }),
@@ -121,7 +119,7 @@ export async function waitFor({ waiters, deps }: DeskState, waiter: Waiter, resu
       if (!resumed || s !== waiter.stage) {
         waiter.stage = s;
         const timeoutMs = stage.timeout === undefined ? undefined : msToNumber(stage.timeout);
-        waiter.deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+        waiter.deadline = timeoutMs === undefined ? undefined : deps.recorder.clock.now() + timeoutMs;
         const expiresAt = waiter.deadline === undefined ? undefined : new Date(waiter.deadline).toISOString();
         if (s > 0) {
           waiter.approvers = stage.approvers ?? [];
@@ -134,7 +132,7 @@ export async function waitFor({ waiters, deps }: DeskState, waiter: Waiter, resu
           });
         }
         notify(s > 0, expiresAt);
-        waiter.nextReminder = everyMs === undefined ? undefined : Date.now() + everyMs;
+        waiter.nextReminder = everyMs === undefined ? undefined : deps.recorder.clock.now() + everyMs;
       }
       const expiresAt = waiter.deadline === undefined ? undefined : new Date(waiter.deadline).toISOString();
       for (;;) {
@@ -145,7 +143,7 @@ export async function waitFor({ waiters, deps }: DeskState, waiter: Waiter, resu
           await condition(decided);
           break;
         }
-        if (await condition(decided, Math.max(1, wakeAt - Date.now()))) break;
+        if (await condition(decided, Math.max(1, wakeAt - deps.recorder.clock.now()))) break;
         if (!remindFirst) break; // this stage's deadline
         waiter.reminder++;
         deps.recorder.record({

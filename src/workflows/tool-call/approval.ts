@@ -71,8 +71,11 @@ async function previewOf(call: ApprovingCall): Promise<Checked<string | undefine
     const request = { ...call.context(), rawArgs: call.rawArgs };
     const summary = `preview ${call.tool}`;
     // A lean run previews in a local activity (one marker; an activity is three events and a task).
-    const prepared = await (call.turn.recorder.version.lean
-      ? localActs.previewTool.executeWithOptions({ ...localHookOptions, summary }, [request])
+    const { recorder } = call.turn;
+    const prepared = await (recorder.version.lean
+      ? recorder.clock.local(() =>
+          localActs.previewTool.executeWithOptions({ ...localHookOptions, summary }, [request]),
+        )
       : acts.previewTool.executeWithOptions({ ...hookOptions, summary }, [request]));
     if (prepared.ok) return { type: 'valid', value: prepared.preview };
     return { type: 'invalid', error: call.fail(prepared.error, { modelSees: `Error: ${prepared.error}` }) };

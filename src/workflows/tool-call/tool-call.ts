@@ -107,18 +107,22 @@ export class ToolCall implements ApprovingCall {
     const runArgs = this.runArgs === this.rawArgs ? this.args : argsForDisplay(this.runArgs);
     recorder.record({ type: 'TOOL_STARTED', toolCallId: this.id, tool: this.tool, args: runArgs });
     if (this.isSubAgent) return this.runSubAgent(runArgs);
-    const startedAt = runsLocally(this.toolSpec, recorder.version) ? Date.now() : undefined;
-    const running = runToolActivity(
-      this.toolSpec,
-      {
-        ...this.context(),
-        rawArgs: this.runArgs,
-        ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
-      },
-      recorder.version,
-    );
+    const run = () =>
+      runToolActivity(
+        this.toolSpec,
+        {
+          ...this.context(),
+          rawArgs: this.runArgs,
+          ...(spec.limits && { maxResultChars: spec.limits.maxToolResultChars }),
+        },
+        recorder.version,
+      );
+    // A local call's end is recorded at its start plus the duration it reported (./clock.ts).
+    const running = runsLocally(this.toolSpec, recorder.version)
+      ? recorder.clock.local(run, (outcome) => outcome.durationMs)
+      : run();
     return running.then(
-      (outcome) => this.ended(outcome, startedAt),
+      (outcome) => this.ended(outcome),
       (err: unknown) => {
         if (isCancellation(err)) throw err;
         return this.fail(`Error: ${this.tool} did not complete: ${describeFailure(err)}`);
@@ -126,29 +130,23 @@ export class ToolCall implements ApprovingCall {
     );
   }
 
-  /**
-   * Records how the tool's activity ended; returns what the model sees. A local activity's end is
-   * recorded at its start plus the duration it reported (both in history), not at workflow time: the
-   * time of the activation that resolves a local activity is not replay-stable — core moves workflow
-   * time forward only, to the marker's completion time, so a replay that has already applied the next
-   * workflow task's start resolves it later — and the `state` query must answer the same after a
-   * worker restart (issue 34: `TOOL_ENDED.at` was .736 before a kill -9, .757 after).
-   */
-  private ended(outcome: RunToolResponse, localStartedAt?: number): string {
-    const at = localStartedAt === undefined ? undefined : new Date(localStartedAt + outcome.durationMs).toISOString();
-    this.turn.recorder.hookFailures(outcome.hookFailures, this.id, at);
+  /** Records how the tool's activity ended; returns what the model sees. */
+  private ended(outcome: RunToolResponse): string {
+    this.turn.recorder.hookFailures(outcome.hookFailures, this.id);
     if (!outcome.ok) {
       return this.fail(outcome.error ?? outcome.content, {
         durationMs: outcome.durationMs,
         modelSees: outcome.content,
-        ...(at !== undefined && { at }),
       });
     }
     const { durationMs, content } = outcome;
-    this.turn.recorder.record(
-      { type: 'TOOL_ENDED', toolCallId: this.id, tool: this.tool, durationMs, result: content },
-      at,
-    );
+    this.turn.recorder.record({
+      type: 'TOOL_ENDED',
+      toolCallId: this.id,
+      tool: this.tool,
+      durationMs,
+      result: content,
+    });
     return content;
   }
 
@@ -158,18 +156,15 @@ export class ToolCall implements ApprovingCall {
   }
 
   /** Records the call as failed; returns what the model reads (the error itself unless said otherwise). */
-  fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number; at?: string } = {}): string {
-    this.turn.recorder.record(
-      {
-        type: 'TOOL_FAILED',
-        toolCallId: this.id,
-        tool: this.tool,
-        args: more.args ?? this.args,
-        ...(more.durationMs !== undefined && { durationMs: more.durationMs }),
-        error,
-      },
-      more.at,
-    );
+  fail(error: string, more: { modelSees?: string; args?: unknown; durationMs?: number } = {}): string {
+    this.turn.recorder.record({
+      type: 'TOOL_FAILED',
+      toolCallId: this.id,
+      tool: this.tool,
+      args: more.args ?? this.args,
+      ...(more.durationMs !== undefined && { durationMs: more.durationMs }),
+      error,
+    });
     return more.modelSees ?? error;
   }
 
@@ -228,7 +223,7 @@ export class ToolCall implements ApprovingCall {
     const parsed = parseToolArgs(this.runArgs);
     const checked = subAgentInput(this.tool, parsed.type === 'valid' ? parsed.value : this.runArgs);
     if (checked.type === 'invalid') return this.fail(checked.error, { args, modelSees: `Error: ${checked.error}` });
-    const startedAt = Date.now();
+    const startedAt = recorder.clock.now();
     const budget = this.turn.tokenBudget();
     const outcome = await subAgents.run({
       spec,
@@ -238,7 +233,7 @@ export class ToolCall implements ApprovingCall {
       trust: recorder.state.trust,
       ...(budget !== undefined && { tokenBudget: Math.max(0, budget - recorder.state.usage.totalTokens) }),
     });
-    const durationMs = Date.now() - startedAt;
+    const durationMs = recorder.clock.now() - startedAt;
     if (outcome.type === 'failed') return this.fail(outcome.error, { args, durationMs });
     const result = spec.limits ? truncateResult(outcome.output, spec.limits.maxToolResultChars) : outcome.output;
     recorder.record({ type: 'TOOL_ENDED', toolCallId: this.id, tool: this.tool, durationMs, result });
