@@ -72,17 +72,25 @@ const COMMAND_EVENTS = new Set([
 /**
  * Workflow tasks the worker forced: scheduled right after a task completed, with nothing new in
  * between — how core answers a query that came with a task while a local activity's result was pending.
+ * A task that carried an update (it is not written before its task: the task's completion is followed
+ * by its acceptance) is not one.
  */
 export function forcedWorkflowTasks(events: readonly HistoryEvent[]): number {
+  const types = events.map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '');
   let forced = 0;
   let afterCompletion = false;
-  for (const e of events) {
-    const type = temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '';
+  types.forEach((type, i) => {
     if (type === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED') afterCompletion = true;
     else if (type === 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED') {
-      if (afterCompletion) forced++;
+      if (afterCompletion && !carriesUpdate(types, i)) forced++;
       afterCompletion = false;
     } else if (!COMMAND_EVENTS.has(type)) afterCompletion = false;
-  }
+  });
   return forced;
+}
+
+/** Whether the task scheduled at `i` accepted an update: the event after its completion. */
+function carriesUpdate(types: readonly string[], i: number): boolean {
+  const completed = types.indexOf('EVENT_TYPE_WORKFLOW_TASK_COMPLETED', i);
+  return types[completed + 1] === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED';
 }
