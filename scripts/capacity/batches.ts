@@ -1,13 +1,12 @@
 /**
  * The work the capacity run measures, on Tiller and on the bare Temporal loop side by side: tool steps
- * (turns of S instant tool steps), gated steps (each waits for approval; a client polls the turn with
- * `waiting` — describe, then its summary once it waits — and decides with the `decide` update), and session
+ * (turns of S instant tool steps), gated steps (each waits for approval; a client reads the turn's
+ * summary — as an inbox does before a decision — and decides with the `decide` update), and session
  * turns (`send` into a session, one tool step each). Each batch runs in `lanes` concurrent lanes inside
  * one measured window; its histories are read after the window.
  */
 import type { Client } from '@temporalio/client';
 import type { TillerClient } from '../../src/client';
-import { readWaitingCounted } from '../../src/client/reads';
 import { AGENT, callId, GATED_AGENT } from '../bench/fixture';
 import { gaps, pool, roundSummary, summarize, type Summary } from '../bench/stats';
 import { histories, type HistoryTotals } from './history';
@@ -34,7 +33,7 @@ export interface BatchResult {
   /** Of `sampledUnits` units' workflows. */
   history: HistoryTotals;
   sampledUnits: number;
-  /** Queries a gated batch sent to find each wait (Tiller's summary once `waiting` saw it wait / the bare loop's state). */
+  /** Queries a gated batch sent to find each wait (summary / the bare loop's state). */
   queries?: number;
 }
 
@@ -69,24 +68,16 @@ async function runTurn(ctx: DriveContext, loop: Loop, key: string, steps: number
   }
 }
 
-/**
- * Finds the wait and decides it with the update. Tiller: `waiting` (describe, then the turn's summary
- * once its `TillerStatus` says it waits); the bare loop: its `state` query.
- */
+/** Finds the wait (polling the turn's summary, or the bare loop's state) and decides it with the update. */
 async function decideWhenWaiting(ctx: DriveContext, loop: Loop, key: string, k: number): Promise<number> {
   const handle = client(ctx).workflow.getHandle(key);
   const deadline = performance.now() + 120_000;
-  for (let queries = 0; ;) {
+  for (let queries = 1; ; queries++) {
     if (performance.now() > deadline) throw new Error(`${key}: gate ${k} was not waiting after 120 s`);
-    let waiting: boolean;
-    if (loop === 'tiller') {
-      const read = await readWaitingCounted(ctx.tiller, key);
-      queries += read.queried ? 1 : 0;
-      waiting = read.calls.some((p) => p.id === callId(k));
-    } else {
-      queries++;
-      waiting = (await handle.query<{ waiting: number }>('state')).waiting === k;
-    }
+    const waiting =
+      loop === 'tiller'
+        ? (await ctx.tiller.summary(key)).pendingApprovals.some((p) => p.id === callId(k))
+        : (await handle.query<{ waiting: number }>('state')).waiting === k;
     if (waiting) {
       if (loop === 'tiller') await ctx.tiller.decide(key, { id: callId(k), approved: true });
       else await handle.executeUpdate('decide', { args: [k] });

@@ -99,7 +99,7 @@ function costs(pass: ShardPass, lines: string[]): UnitCost | undefined {
       rows,
     ),
     '',
-    `A tool step is one model call and one tool call (an activity each), with its turn's start and end spread over the turn's ${'steps'}; a gated step adds the wait, a read of the turn until the wait shows (Tiller: \`waiting\`, a describe and, once the turn waits, its \`summary\` query; bare: its \`state\` query), and the \`decide\` update; a session turn is a \`send\` into a session and its child turn of one tool step, against a bare turn of one step. Cloud actions are estimated from the events (and the queries sent).`,
+    `A tool step is one model call and one tool call (an activity each), with its turn's start and end spread over the turn's ${'steps'}; a gated step adds the wait, a read of the turn (Tiller: \`summary\`; bare: its \`state\` query) until the wait shows, and the \`decide\` update; a session turn is a \`send\` into a session and its child turn of one tool step, against a bare turn of one step. Cloud actions are estimated from the events (and the queries sent).`,
   );
   return tool;
 }

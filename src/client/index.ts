@@ -26,7 +26,7 @@ import type { ZodType } from 'zod';
 import { decide } from './decisions';
 import { watchEvents, watchLiveEvents } from './follow';
 import { describeModelActivity } from './live-text';
-import { listPending, pendingTree, readEvents, readSummary, readWaiting, type PendingTurn } from './reads';
+import { listPending, pendingTree, readEvents, readSummary, type PendingTurn } from './reads';
 import { revokeTrust, send, type SendOptions } from './sessions';
 import { startTurn, supportsEagerStart, turnResult, type StartTurnOptions, type TillerClientOptions } from './turns';
 
@@ -86,15 +86,6 @@ export class TillerClient {
    */
   async events(turnId: string, req: EventsRequest = {}): Promise<EventsPage> {
     return readEvents(this, turnId, req);
-  }
-
-  /**
-   * The turn's own calls waiting for a decision, read the cheap way: describe first (the turn's
-   * `TillerStatus`, no worker involved), the turn's `summary` only when it waits. For a loop that polls
-   * a turn until it waits; {@link summary} is the turn in brief, {@link pendingTree} adds its sub-agents'.
-   */
-  async waiting(turnId: string): Promise<PendingApproval[]> {
-    return readWaiting(this, turnId);
   }
 
   /**

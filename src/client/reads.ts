@@ -4,7 +4,7 @@
  * a task queue, from visibility.
  */
 import { QueryNotRegisteredError } from '@temporalio/client';
-import { eventsQuery, summaryQuery, TillerStatus, WORKFLOW_TYPE_TURN } from '../core/contract';
+import { eventsQuery, summaryQuery, WORKFLOW_TYPE_TURN } from '../core/contract';
 import { eventsPage, summaryOf, type EventsPage, type EventsRequest, type TurnSummary } from '../core/reads';
 import type { PendingApproval } from '../core/schemas';
 import type { TurnState } from '../core/state';
@@ -58,35 +58,6 @@ export async function pendingTree(
   const nested = await Promise.all(summary.openChildren.map((child) => client.pendingTree(child)));
   return [...own, ...nested.flat()];
 }
-
-/**
- * `TillerClient.waiting`: the turn's own calls waiting for a decision. Describe first — the server's
- * copy of the turn's `TillerStatus`, no worker involved — and query the turn only when it says the
- * turn waits. A poll that finds nothing costs no query, and no query rides on a workflow task: one that
- * does, on a task that runs a local activity (the start, a preview), makes core complete that task
- * early and force another (three history events; a gated step's +0.63 tasks in CAPACITY.md).
- * A turn without Tiller's search attributes (a namespace without them) is queried once it has
- * completed a workflow task: nothing waits before that.
- */
-export async function readWaiting(client: SummaryReader, turnId: string): Promise<PendingApproval[]> {
-  return (await readWaitingCounted(client, turnId)).calls;
-}
-
-/** {@link readWaiting}, saying whether it queried the turn (the capacity run counts queries). */
-export async function readWaitingCounted(
-  client: SummaryReader,
-  turnId: string,
-): Promise<{ calls: PendingApproval[]; queried: boolean }> {
-  const described = await client.handle(turnId).describe();
-  if (described.status.name !== 'RUNNING') return { calls: [], queried: false };
-  const status = described.typedSearchAttributes.get(TillerStatus);
-  // Started, its first task scheduled, and started: no task has completed, so nothing waits yet.
-  const none = status === undefined ? described.historyLength <= FIRST_TASK_EVENTS : status !== 'awaiting_approval';
-  if (none) return { calls: [], queried: false };
-  return { calls: (await client.summary(turnId)).pendingApprovals, queried: true };
-}
-type SummaryReader = ClientCore & { summary(turnId: string): Promise<TurnSummary> };
-const FIRST_TASK_EVENTS = 3;
 
 /** `TillerClient.pending`: running turns whose `TillerStatus` is `awaiting_approval`, from visibility. */
 export async function listPending(
