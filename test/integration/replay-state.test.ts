@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
+import type { TurnState } from '../../src/core/state';
 import { defineTool } from '../../src/tools/define';
 import { awaitingApproval, useHarness, waitForState } from '../support/harness';
 import { forcedWorkflowTasks } from '../support/history';
@@ -36,6 +37,21 @@ const agents = [
 const workerOpts = () => ({ agents, tools: [lookup, peek] });
 const completed = (s: { status: string }) => s.status === 'completed';
 
+/**
+ * With no worker polling, sends a `state` query (it reaches the next worker with the turn's next task),
+ * runs a worker until `until` holds, and checks that a fresh worker — nothing cached, it replays the
+ * history — answers the same state. Returns that state.
+ */
+async function queriedThenReplayed(turnId: string, until: (s: TurnState) => boolean): Promise<TurnState> {
+  const queried = h.tiller.state(turnId);
+  const state = await h.withWorker(async () => {
+    await queried;
+    return waitForState(h.tiller, turnId, until);
+  }, workerOpts());
+  expect(await h.withWorker(() => h.tiller.state(turnId), workerOpts())).toEqual(state);
+  return state;
+}
+
 test('a turn of local activities answers the same state after a replay, queries and all', async () => {
   // The model's answers are slow: the tasks that follow the local activities start well after them,
   // so a timestamp taken from a task's time would differ on replay.
@@ -50,25 +66,14 @@ test('a turn of local activities answers the same state after a replay, queries 
   // No worker yet: the query waits for the turn's first task and reaches the worker with it, while
   // `startTurn` runs in a local activity.
   await h.tiller.startTurn({ agent: 'reader', input: 'go', turnId });
-  const early = h.tiller.state(turnId);
-  const paused = await h.withWorker(async () => {
-    await early;
-    return waitForState(h.tiller, turnId, awaitingApproval);
-  }, workerOpts());
+  const paused = await queriedThenReplayed(turnId, awaitingApproval);
   expect(paused.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'awaiting_approval']);
-  // A new worker has nothing cached: it answers by replaying the history.
-  expect(await h.withWorker(() => h.tiller.state(turnId), workerOpts())).toEqual(paused);
 
   // No worker again: the approval and a query reach the next worker together, and the approved call
   // runs in a local activity in that task.
   await handle.signal('decide', { id: 'p1', approved: true, approver: 'alice' });
-  const late = h.tiller.state(turnId);
-  const done = await h.withWorker(async () => {
-    await late;
-    return waitForState(h.tiller, turnId, completed);
-  }, workerOpts());
+  const done = await queriedThenReplayed(turnId, completed);
   expect(done.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-  expect(await h.withWorker(() => h.tiller.state(turnId), workerOpts())).toEqual(done);
 
   // Both queries came with a task while a local activity's result was pending: the case under test.
   const { events } = await handle.fetchHistory();
