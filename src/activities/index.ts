@@ -70,6 +70,7 @@ export function createActivities(deps: ActivityDeps): TillerActivities {
       conversations,
       ...(deps.providers && { providers: deps.providers }),
       outputs: new Map(deps.agents.flatMap((a) => (a.output ? [[a.name, a.output] as const] : []))),
+      tools,
     }),
     ...createGuardrailActivities(agents, {
       endpoints: modelEndpoints({

@@ -11,7 +11,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { ZodType } from 'zod';
-import { turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
+import { TURN_RUN_VERSION, turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';
@@ -61,6 +61,7 @@ export async function startTurn(
       {
         agent: opts.agent,
         input: opts.input,
+        runVersion: TURN_RUN_VERSION,
         ...(opts.sessionId !== undefined && { sessionId: opts.sessionId }),
         ...(opts.startedBy !== undefined && { startedBy: opts.startedBy }),
         ...(opts.trust !== undefined && { trust: opts.trust }),

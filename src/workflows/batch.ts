@@ -4,6 +4,7 @@
  * flight — which is when the turn may continue as new, carrying the batch (./carry.ts).
  */
 import { BOUNDS } from '../core/bounds';
+import type { ArgCheck } from '../core/spec';
 import { PATCH_FEWER_CALLS_PER_RESPONSE } from './patches';
 import type { WaitingCall } from './desk/approvals';
 import { ToolCall } from './tool-call/tool-call';
@@ -15,6 +16,8 @@ export interface BatchCall {
   id: string;
   name: string;
   raw: string;
+  /** Its arguments checked by the model call (`ModelResponse.argChecks`); never carried: a carried call ended or waits. */
+  check?: ArgCheck;
   result?: string;
   waiting?: WaitingCall;
 }
@@ -53,7 +56,7 @@ export class ToolBatch {
     // Start every call (each decides synchronously whether it may wait for a human), then watch them.
     const running = calls.map((c, i): string | Promise<string> => {
       if (c.result !== undefined) return c.result;
-      const call = new ToolCall(scope, c.id, c.name, c.raw);
+      const call = new ToolCall(scope, c.id, c.name, c.raw, c.check);
       if (i >= cap && !c.waiting) return call.refuse(tooMany(calls.length, cap));
       const started = c.waiting ? call.resume(c.waiting) : call.run();
       mayWait ||= call.mayWaitForHuman;

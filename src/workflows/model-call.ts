@@ -14,7 +14,7 @@ import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_CONTEXT_EXHAUSTED, PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
-import { displayArgs } from './tool-call/args';
+import { argsToCheck, displayArgs } from './tool-call/args';
 import type { RunVersion } from './versions';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
@@ -79,8 +79,11 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
   const retry = agent.modelRetry;
   const request = conversation.request(recorder.state.turnId, call);
   const firstToken = retry?.firstToken !== undefined && { firstTokenMs: msToNumber(retry.firstToken) };
+  const checkArgs = recorder.version.atCost ? argsToCheck(agent) : [];
   return acts.callModel
-    .executeWithOptions({ ...modelCallOptions(retry), summary: `model call ${call}` }, [{ ...request, ...firstToken }])
+    .executeWithOptions({ ...modelCallOptions(retry), summary: `model call ${call}` }, [
+      { ...request, ...firstToken, ...(checkArgs.length > 0 && { checkArgs }) },
+    ])
     .then(
       (response) => takeResponse(turn, call, response),
       (err: unknown) => {
@@ -122,11 +125,10 @@ function describeModelFailure(err: unknown, retry: ModelRetrySpec | undefined): 
 function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): ModelStep {
   const { agent, recorder, conversation, ids } = turn;
   const { message, usage, durationMs, finishReason, reasoning, refusal } = response;
-  const calls = (message.tool_calls ?? []).map((t) => ({
-    id: ids.unique(t.id),
-    name: t.function.name,
-    raw: t.function.arguments,
-  }));
+  const calls = (message.tool_calls ?? []).map((t, i) => {
+    const check = response.argChecks?.[i];
+    return { id: ids.unique(t.id), name: t.function.name, raw: t.function.arguments, ...(check && { check }) };
+  });
   recorder.record({
     type: 'MODEL_CALLED',
     call,

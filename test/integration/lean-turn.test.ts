@@ -1,19 +1,23 @@
 /**
- * Issue 36: approvals and sessions at the cost of bare Temporal. A turn's run started on this version
- * records one patch marker (`lean-turn`) for every earlier patch, starts (`startTurn`) and previews
- * (`previewTool`) in local activities, fits its context window without a promise when nothing is to be
- * trimmed, and — in a session — tells its session only what it waits for. What a client reads is the
- * same: the state, the pending approvals and their previews, the session's current turn.
+ * Issue 36: approvals and sessions at the cost of bare Temporal. A turn started by Tiller's clients says
+ * its path in its input (`runVersion`) and records no patch marker; one started without it records one
+ * (`approvals-at-cost`) for every earlier patch. It starts (`startTurn`) and previews (`previewTool`) in
+ * local activities, previews only a tool that has a preview (the model call checked a gated call's
+ * arguments otherwise), fits its context window without a promise when nothing is to be trimmed, and —
+ * in a session — tells its session only what it waits for. What a client reads is the same: the state,
+ * the pending approvals and their previews, the session's current turn.
  *
- * Fixtures (TILLER_RECORD_FIXTURES=1): lean-gated, lean-session with its two turns, lean-context-window.
- * Turns recorded before (every other fixture) replay on their own path: test/unit/replay.test.ts.
+ * Fixtures (TILLER_RECORD_FIXTURES=1): at-cost-gated, at-cost-gated-preview, at-cost-undeclared,
+ * at-cost-session with its two turns, at-cost-context-window. The lean-* fixtures were recorded on
+ * the first lean version (one `lean-turn` marker); they and every other fixture replay on their own
+ * path: test/unit/replay.test.ts.
  */
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { WORKFLOW_TYPE_TURN } from '../../src/core/contract';
 import { defineTool } from '../../src/tools/define';
-import { PATCH_LEAN_TURN } from '../../src/workflows/patches';
+import { PATCH_AT_COST } from '../../src/workflows/patches';
 import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, type Harness } from '../support/harness';
 import { localActivity, patchIds } from '../support/history';
@@ -37,8 +41,15 @@ const touch = defineTool({
   preview: ({ n }) => `would touch ${n}`,
   execute: ({ n }) => `touched ${n}`,
 });
+const poke = defineTool({
+  name: 'poke',
+  description: 'Poke a number; needs approval; no preview.',
+  input: z.object({ n: z.number() }),
+  execute: ({ n }) => `poked ${n}`,
+});
 const agents = [
   defineAgent({ name: 'lean_gated', instructions: 'x', tools: ['touch'], approvals: { touch: true } }),
+  defineAgent({ name: 'lean_poke', instructions: 'x', tools: ['poke'], approvals: { poke: true } }),
   defineAgent({
     name: 'lean_window',
     instructions: 'x',
@@ -47,7 +58,7 @@ const agents = [
     modelSettings: { maxTokens: 50 },
   }),
 ];
-const worker = () => h.worker({ agents, tools: [touch] });
+const worker = () => h.worker({ agents, tools: [touch, poke] });
 const touchCall = (id: string, n: number) => ({ toolCalls: [{ id, name: 'touch', arguments: { n } }] });
 
 async function history(workflowId: string): Promise<HistoryEvent[]> {
@@ -68,7 +79,7 @@ const upserts = (events: HistoryEvent[]) =>
     ),
   );
 
-test('a gated turn: one patch marker, start and previews local, one upsert per change of what waits', async () => {
+test('a gated turn with previews: no patch marker, start and previews local, one upsert per change of what waits', async () => {
   h.model.setScript([touchCall('t1', 1), touchCall('t2', 2), { content: 'done' }]);
   const turnId = h.turnId('lean-gated');
   await (
@@ -88,14 +99,13 @@ test('a gated turn: one patch marker, start and previews local, one upsert per c
     }
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
   });
-  await recordFixture(h.client, turnId, 'lean-gated');
+  await recordFixture(h.client, turnId, 'at-cost-gated-preview');
   const events = await history(turnId);
-  expect(patchIds(events)).toEqual([PATCH_LEAN_TURN]);
+  expect(patchIds(events)).toEqual([]);
   expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'runTool', 'callModel']);
   expect(locals(events)).toEqual(['startTurn', 'previewTool', 'previewTool']);
-  // One upsert per change of status or of what waits, and core's one for the patch.
+  // One upsert per change of status or of what waits; none for a patch.
   expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
-    [PATCH_LEAN_TURN],
     'running',
     'awaiting_approval',
     'running',
@@ -106,10 +116,82 @@ test('a gated turn: one patch marker, start and previews local, one upsert per c
   // A gated step, from one model call's scheduling to the next: the model activity and its task (6),
   // the preview's marker and the upsert (2), the update's task with the update and an upsert (6), the
   // tool activity and its task (6) — 20 events, against the bare loop's 17.
-  const modelAt = events.flatMap((e, i) =>
+  expect(modelGaps(events)).toEqual([20, 20]);
+});
+
+const pokeCall = (id: string, args: unknown) => ({ toolCalls: [{ id, name: 'poke', arguments: args }] });
+/** The number of events between consecutive `callModel` schedulings. */
+const modelGaps = (events: HistoryEvent[]) => {
+  const at = events.flatMap((e, i) =>
     e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [i] : [],
   );
-  expect(modelAt.slice(1).map((at, k) => at - modelAt[k]!)).toEqual([20, 20]);
+  return at.slice(1).map((x, k) => x - at[k]!);
+};
+
+test('a gated tool without a preview: its model call checks the arguments, nothing runs before the wait', async () => {
+  // p1 waits for a human; p2's arguments do not match the schema: refused without asking anyone.
+  h.model.setScript([pokeCall('p1', { n: 1 }), pokeCall('p2', { n: 'one' }), { content: 'done' }]);
+  const turnId = h.turnId('at-cost-gated');
+  const [state, messages] = await (
+    await worker()
+  ).runUntil(async () => {
+    await h.tiller.startTurn({ agent: 'lean_poke', input: 'poke', turnId });
+    const paused = await waitForState(h.tiller, turnId, (s) => s.pendingApprovals.length > 0);
+    expect(paused.pendingApprovals).toEqual([expect.objectContaining({ id: 'p1', tool: 'poke', args: { n: 1 } })]);
+    expect(paused.pendingApprovals[0]!.preview).toBeUndefined();
+    await h.tiller.approve(turnId, 'p1', { approver: 'alice' });
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
+    const conversation = await h.client.workflow
+      .getHandle(turnId)
+      .query<{ messages: { role: string; content?: string }[] }, [unknown]>('conversation', { count: 100 });
+    return [await h.tiller.state(turnId), conversation.messages] as const;
+  });
+  await recordFixture(h.client, turnId, 'at-cost-gated');
+  const events = await history(turnId);
+  expect(patchIds(events)).toEqual([]);
+  expect(locals(events)).toEqual(['startTurn']);
+  expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'callModel']);
+  // The refused call never waited, and the model read why, worded as the preview activity words it.
+  expect(state.events.filter((e) => e.type === 'APPROVAL_REQUESTED').map((e) => e.toolCallId)).toEqual(['p1']);
+  const refused = state.toolCalls.find((c) => c.id === 'p2');
+  expect(refused).toMatchObject({ status: 'failed' });
+  expect(refused?.error).toMatch(/^invalid arguments for poke: n: /);
+  expect(messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+    'poked 1',
+    expect.stringMatching(/^Error: invalid arguments for poke: n: /),
+  ]);
+  // A gated step: the model activity and its task (6), the upsert that it waits (1), the update's task
+  // with the update and an upsert (6), the tool activity and its task (6) — 19 events, against the bare
+  // loop's 17 (its two are the waiting turn's search attributes, set and cleared).
+  expect(modelGaps(events)[0]).toBe(19);
+});
+
+test('a turn started without runVersion (another SDK) records the one marker that says its path', async () => {
+  h.model.setScript([pokeCall('u1', { n: 2 }), { content: 'done' }]);
+  const turnId = h.turnId('at-cost-undeclared');
+  await (
+    await worker()
+  ).runUntil(async () => {
+    await h.client.workflow.start(WORKFLOW_TYPE_TURN, {
+      taskQueue: h.taskQueue,
+      workflowId: turnId,
+      args: [{ agent: 'lean_poke', input: 'poke' }],
+    });
+    await waitForState(h.tiller, turnId, (s) => s.pendingApprovals.length > 0);
+    await h.tiller.approve(turnId, 'u1', { approver: 'alice' });
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
+  });
+  await recordFixture(h.client, turnId, 'at-cost-undeclared');
+  const events = await history(turnId);
+  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
+  expect(locals(events)).toEqual(['startTurn']);
+  expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
+    [PATCH_AT_COST],
+    'running',
+    'awaiting_approval',
+    'running',
+    'completed',
+  ]);
 });
 
 test('a session turn tells its session only what it waits for; the session shows it as before', async () => {
@@ -141,9 +223,12 @@ test('a session turn tells its session only what it waits for; the session shows
     }, 'the session idle again');
     return [first, second, idle] as const;
   });
-  await recordFixture(h.client, sessionId, 'lean-session');
-  await recordFixture(h.client, plain, 'lean-session-turn-1');
-  await recordFixture(h.client, gated, 'lean-session-turn-2');
+  await recordFixture(h.client, sessionId, 'at-cost-session');
+  await recordFixture(h.client, plain, 'at-cost-session-turn-1');
+  await recordFixture(h.client, gated, 'at-cost-session-turn-2');
+  // The session starts its turns with `runVersion`: no marker.
+  expect(patchIds(await history(plain))).toEqual([]);
+  expect(patchIds(await history(gated))).toEqual([]);
   expect(state.turns.map((t) => [t.turnId, t.status, t.output])).toEqual([
     [plain, 'completed', 'hello'],
     [gated, 'completed', 'touched'],
@@ -175,11 +260,12 @@ test('a context window: nothing to trim costs no command; a trim is recorded as 
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'ok' });
     return h.tiller.state(turnId);
   });
-  await recordFixture(h.client, turnId, 'lean-context-window');
+  await recordFixture(h.client, turnId, 'at-cost-context-window');
   const trims = state.events.filter((e) => e.type === 'CONTEXT_TRIMMED');
   expect(trims).toHaveLength(1);
   expect(state.events.findIndex((e) => e.type === 'CONTEXT_TRIMMED')).toBeLessThan(
     state.events.findIndex((e) => e.type === 'MODEL_CALLED'),
   );
-  expect(patchIds(await history(turnId))).toEqual([PATCH_LEAN_TURN]);
+  // Started without `runVersion` (as another SDK would): the one marker that says its path.
+  expect(patchIds(await history(turnId))).toEqual([PATCH_AT_COST]);
 });

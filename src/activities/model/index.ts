@@ -9,6 +9,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ZodType } from 'zod';
 import type { ModelRequest, ModelResponse, OutputCheck, SummaryRequest, SummaryResponse } from '../../core/spec';
+import type { ToolDefinition } from '../../tools/define';
+import { argChecksOf } from '../arg-checks';
 import { ConversationCache } from '../conversation-cache';
 import { ask, responseOf } from './ask';
 import { contextExceeded } from './context-exceeded';
@@ -35,6 +37,8 @@ export interface ModelActivityDeps {
   outputs?: ReadonlyMap<string, ZodType>;
   /** Named providers (`createWorker({ providers })`), for agents with `provider`. */
   providers?: ReadonlyMap<string, OpenAI | ModelEndpoint>;
+  /** The worker's tools, whose calls' arguments a request may ask to check (`ModelRequest.checkArgs`). */
+  tools?: ReadonlyMap<string, ToolDefinition>;
 }
 
 export function createModelActivities({
@@ -42,6 +46,7 @@ export function createModelActivities({
   conversations = new ConversationCache(),
   outputs = new Map(),
   providers = new Map(),
+  tools = new Map(),
 }: ModelActivityDeps) {
   const { endpointFor, secrets } = modelEndpoints({ client, providers });
   return {
@@ -77,9 +82,11 @@ export function createModelActivities({
             throw ApplicationFailure.nonRetryable(`agent ${req.output.agent} has no output schema on this worker`);
           output = checkOutput(response.message.content, schema);
         }
+        const argChecks = argChecksOf(req, response.message, tools);
         return {
           ...response,
           ...(output && { output }),
+          ...(argChecks && { argChecks }),
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         };
       } catch (err) {

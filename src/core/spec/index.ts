@@ -40,7 +40,14 @@ export type {
   ToolCallContext,
 } from './hooks';
 export type { AssistantMessage, ChatMessage, ModelApi, ResponsesState } from './messages';
-export type { ConversationRef, ConversationRequest, ConversationSnapshot, ModelRequest, ModelResponse } from './model';
+export type {
+  ArgCheck,
+  ConversationRef,
+  ConversationRequest,
+  ConversationSnapshot,
+  ModelRequest,
+  ModelResponse,
+} from './model';
 export type {
   ApproveToolResponse,
   PreviewRequest,

@@ -53,7 +53,15 @@ export interface ModelRequest {
   output?: OutputSpec & { agent: string };
   /** `ModelRetrySpec.firstToken` in ms (absent: the default, `DEFAULT_FIRST_TOKEN_MS`). */
   firstTokenMs?: number;
+  /**
+   * Tools whose calls in the response the activity checks (`ModelResponse.argChecks`): the agent's gated
+   * worker tools without a preview, so a human is asked only about arguments the tool would take.
+   */
+  checkArgs?: string[];
 }
+
+/** A call's arguments checked as `previewTool` checks them (JSON, then the tool's schema). */
+export type ArgCheck = { ok: true } | { ok: false; error: string };
 
 export interface ModelResponse {
   message: AssistantMessage;
@@ -74,4 +82,9 @@ export interface ModelResponse {
   durationMs: number;
   /** With `output` and no tool calls: the answer parsed and validated, or why it is invalid. */
   output?: OutputCheck;
+  /**
+   * By the index of `message.tool_calls`: each call of a tool in `ModelRequest.checkArgs` checked, or
+   * `null` (not asked for, or not a tool this worker defines). Absent when no call was checked.
+   */
+  argChecks?: (ArgCheck | null)[];
 }

@@ -8,7 +8,7 @@ import { isCancellation } from '@temporalio/workflow';
 import { describeFailure } from '../../core/failures';
 import { deniedResult } from '../../core/policy';
 import type { RecordedDecision, TrustGrant } from '../../core/schemas';
-import type { ApprovalOutcome, GateSpec, ToolCallContext, ToolSpec } from '../../core/spec';
+import type { ApprovalOutcome, ArgCheck, GateSpec, ToolCallContext, ToolSpec } from '../../core/spec';
 import { acts, hookOptions, localActs, localHookOptions } from '../activities';
 import type { WaitOutcome } from '../desk/approvals';
 import { PATCH_VALIDATE_BEFORE_APPROVAL } from '../patches';
@@ -25,6 +25,8 @@ export interface ApprovingCall {
   readonly rawArgs: string;
   readonly toolSpec: ToolSpec | undefined;
   readonly isSubAgent: boolean;
+  /** Its arguments as its model call checked them, if it did (PATCH_AT_COST). */
+  readonly check?: ArgCheck;
   context(): Omit<ToolCallContext, 'args'>;
   /** Records the call as failed; returns what the model reads. */
   fail(error: string, more?: { modelSees?: string }): string;
@@ -54,9 +56,15 @@ export async function askHuman(call: ApprovingCall, gate: GateSpec): Promise<str
   // with a preview; turns paused on 0.1 (no marker in their history) keep the old path on replay.
   // A sub-agent call has no worker tool to preview; its arguments were checked already.
   if (!call.isSubAgent && (call.toolSpec?.preview || call.turn.recorder.version.has(PATCH_VALIDATE_BEFORE_APPROVAL))) {
-    const prepared = await previewOf(call);
-    if (prepared.type === 'invalid') return prepared.error;
-    preview = prepared.value;
+    // A tool without a preview whose model call checked the arguments (PATCH_AT_COST): no activity
+    // between the model's answer and the wait (a marker, and the task a query arriving with it forced).
+    const checked = call.turn.recorder.version.atCost && !call.toolSpec?.preview ? call.check : undefined;
+    if (checked && !checked.ok) return call.fail(checked.error, { modelSees: `Error: ${checked.error}` });
+    if (!checked) {
+      const prepared = await previewOf(call);
+      if (prepared.type === 'invalid') return prepared.error;
+      preview = prepared.value;
+    }
   }
   return call.decided(await call.turn.desk.wait({ ...call.context(), args: call.args }, gate, preview));
 }

@@ -12,7 +12,7 @@ import { parseToolArgs } from '../../core/args';
 import { describeFailure } from '../../core/failures';
 import { approvalGate, truncateResult, unknownToolResult } from '../../core/policy';
 import { subAgentInput } from '../../core/subagents';
-import type { RunToolResponse, ToolCallContext, ToolSpec } from '../../core/spec';
+import type { ArgCheck, RunToolResponse, ToolCallContext, ToolSpec } from '../../core/spec';
 import { runsLocally, runToolActivity } from '../activities';
 import type { WaitingCall, WaitOutcome } from '../desk/approvals';
 import { approvedByTrust, askHuman, consultApprovalHook, type ApprovingCall } from './approval';
@@ -38,6 +38,8 @@ export class ToolCall implements ApprovingCall {
     readonly id: string,
     readonly tool: string,
     readonly rawArgs: string,
+    /** Its arguments as its model call checked them (an at-cost run, a gated tool without a preview). */
+    readonly check?: ArgCheck,
   ) {
     this.args = displayArgs(rawArgs, turn.spec);
     this.toolSpec = turn.spec.tools.find((t) => t.name === tool);
