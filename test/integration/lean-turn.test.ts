@@ -119,7 +119,7 @@ test('a gated turn with previews: no patch marker, start and previews local, one
   expect(modelGaps(events)).toEqual([20, 20]);
 });
 
-const pokeCall = (id: string, args: unknown) => ({ toolCalls: [{ id, name: 'poke', arguments: args }] });
+const pokeCall = (id: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'poke', arguments: args }] });
 /** The number of events between consecutive `callModel` schedulings. */
 const modelGaps = (events: HistoryEvent[]) => {
   const at = events.flatMap((e, i) =>
