@@ -43,6 +43,8 @@ export { supportsEagerStart, type StartTurnOptions, type TillerClientOptions } f
 export class TillerClient {
   /** Whether `startTurn` requests an eager start (`TillerClientOptions.eagerStart`). */
   readonly eagerStart: boolean;
+  /** Whether `startTurn` sets the turn's search attributes (`TillerClientOptions.searchAttributes`). */
+  startSearchAttributes: boolean;
 
   constructor(
     readonly temporal: Client,
@@ -50,6 +52,7 @@ export class TillerClient {
     opts: TillerClientOptions = {},
   ) {
     this.eagerStart = (opts.eagerStart ?? true) && supportsEagerStart(temporal);
+    this.startSearchAttributes = opts.searchAttributes ?? true;
   }
 
   /** Connects from the Temporal env config (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, profiles) and `TILLER_TASK_QUEUE`. */

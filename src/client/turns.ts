@@ -6,12 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import {
   InternalConnectionLikeSymbol,
+  ServiceError,
   WorkflowFailedError,
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { ZodType } from 'zod';
-import { TURN_RUN_VERSION, turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
+import type { SearchAttributePair } from '@temporalio/common';
+import {
+  TillerAgent,
+  TillerSession,
+  TillerStatus,
+  TURN_RUN_VERSION,
+  turnDetails,
+  turnSummary,
+  WORKFLOW_TYPE_TURN,
+} from '../core/contract';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';
@@ -40,6 +50,20 @@ export interface TillerClientOptions {
    * task queue (or a free slot) the server dispatches the turn as usual.
    */
   eagerStart?: boolean;
+  /**
+   * Start each turn with its search attributes as a running turn shows them (`TillerStatus` running,
+   * `TillerAgent`, `TillerSession`), so the turn does not set them in its first task: one history event
+   * and one visibility update less a turn. Default on. A namespace without them refuses the start; the
+   * client then starts the turn without them and does not try again.
+   */
+  searchAttributes?: boolean;
+}
+
+/** What `startTurn` needs of its client: besides its core, whether to start turns with search attributes. */
+export interface TurnStarter extends ClientCore {
+  readonly eagerStart: boolean;
+  /** Set false for good the first time the namespace refuses them. */
+  startSearchAttributes: boolean;
 }
 
 /** Whether the client's connection can take an eager workflow start (a `NativeConnection`, shared with workers). */
@@ -49,11 +73,20 @@ export function supportsEagerStart(client: Client): boolean {
 }
 
 /** `TillerClient.startTurn`: starts an `agentTurn` workflow and returns its handle. */
-export async function startTurn(
-  client: ClientCore & { readonly eagerStart: boolean },
-  opts: StartTurnOptions,
-): Promise<WorkflowHandle> {
+export async function startTurn(client: TurnStarter, opts: StartTurnOptions): Promise<WorkflowHandle> {
   const turnId = opts.turnId ?? `turn-${randomUUID()}`;
+  if (client.startSearchAttributes) {
+    try {
+      return await start(client, opts, turnId, true);
+    } catch (err) {
+      if (!unknownSearchAttribute(err)) throw err;
+      client.startSearchAttributes = false;
+    }
+  }
+  return start(client, opts, turnId, false);
+}
+
+function start(client: TurnStarter, opts: StartTurnOptions, turnId: string, withAttributes: boolean) {
   return client.temporal.workflow.start(WORKFLOW_TYPE_TURN, {
     taskQueue: client.taskQueue,
     workflowId: turnId,
@@ -70,8 +103,28 @@ export async function startTurn(
     staticSummary: turnSummary(opts.agent, opts.input),
     staticDetails: turnDetails(opts),
     ...(client.eagerStart && { requestEagerStart: true }),
+    ...(withAttributes && { typedSearchAttributes: startingAttributes(opts) }),
   });
 }
+
+/** A turn's search attributes as it shows them running (src/workflows/visibility.ts skips that upsert). */
+function startingAttributes(opts: StartTurnOptions): SearchAttributePair[] {
+  return [
+    { key: TillerStatus, value: 'running' },
+    { key: TillerAgent, value: opts.agent },
+    ...(opts.sessionId !== undefined ? [{ key: TillerSession, value: opts.sessionId }] : []),
+  ];
+}
+
+/** The server refused the start for a search attribute the namespace does not have (INVALID_ARGUMENT). */
+function unknownSearchAttribute(err: unknown): boolean {
+  const cause =
+    err instanceof ServiceError ? (err.cause as { code?: unknown; details?: unknown } | undefined) : undefined;
+  return cause?.code === GRPC_INVALID_ARGUMENT && /search attribute/i.test(String(cause.details ?? err));
+}
+
+/** gRPC's status code INVALID_ARGUMENT. */
+const GRPC_INVALID_ARGUMENT = 3;
 
 /** `TillerClient.result`: the turn's result, a failed turn's from its failure, `parsed` checked against `output`. */
 export async function turnResult<T>(

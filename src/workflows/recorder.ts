@@ -34,7 +34,8 @@ export class TurnRecorder {
   /** Once the agent is known: where to mirror the state, and the model that labels the metrics. */
   startMirroring(opts: { model: string; searchAttributes: boolean; parentTurnId?: string }): void {
     this.model = opts.model;
-    this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId, this.version.lean);
+    const { lean, atCost } = this.version;
+    this.visibility = new Visibility(this.state, opts.searchAttributes, opts.parentTurnId, lean, atCost);
   }
 
   /** Mirrors the state as it is now (a run that continued as new starts with no event to record). */

@@ -15,13 +15,14 @@ import { decideHints, NOBODY_DECIDES } from '../core/hints';
 
 export class Visibility {
   private last = '';
+  private readonly useSearchAttributes: boolean;
   private lastDetails = '';
   /** The pending call ids the session last heard of (it starts a turn as running, waiting for nothing). */
   private toldSession = '';
 
   constructor(
     private readonly state: TurnState,
-    private readonly useSearchAttributes: boolean,
+    useSearchAttributes: boolean,
     /** The turn that started this one as a sub-agent, if any. */
     private readonly parentTurnId?: string,
     /**
@@ -29,7 +30,17 @@ export class Visibility {
      * for. The session marks a turn running when it starts it and learns its end from the child's result.
      */
     private readonly lean = false,
-  ) {}
+    /**
+     * PATCH_AT_COST: a turn its client started with the search attributes of a running turn
+     * (`TillerClientOptions.searchAttributes`) does not set them again. They were accepted, so the
+     * namespace has them: the turn keeps them true even on a worker told to run without.
+     */
+    atCost = false,
+  ) {
+    const shown = atCost ? startedAs(state) : undefined;
+    if (shown !== undefined) this.last = shown;
+    this.useSearchAttributes = useSearchAttributes || shown !== undefined;
+  }
 
   /**
    * A child turn tells its parent (its session, or the turn it is a sub-agent of) what waits, so the
@@ -82,6 +93,15 @@ export class Visibility {
 }
 
 function noop(): void {}
+
+/** The key (see `sync`) of what the run's start search attributes show, when that is a running turn waiting for nothing. */
+function startedAs(state: TurnState): string | undefined {
+  const shown = workflowInfo().typedSearchAttributes;
+  if (shown.get(TillerStatus) !== 'running' || shown.get(TillerAgent) !== state.agent) return undefined;
+  if ((shown.get(TillerPendingTools) ?? []).length > 0 || shown.get(TillerSession) !== state.sessionId)
+    return undefined;
+  return 'running||';
+}
 
 export function renderDetails(state: TurnState): string {
   const workflowId = workflowInfo().workflowId;

@@ -58,7 +58,11 @@ async function runTurn(namespace: string, searchAttributes?: boolean) {
     await tiller.startTurn({ agent: 'plain', input, turnId });
     const result = await tiller.result(turnId);
     const described = await tiller.handle(turnId).describe();
-    return { result, status: described.typedSearchAttributes.get(TillerStatus) };
+    return {
+      result,
+      status: described.typedSearchAttributes.get(TillerStatus),
+      startsWithAttributes: tiller.startSearchAttributes,
+    };
   });
 }
 
@@ -66,11 +70,12 @@ test('on a namespace without them, createWorker registers the search attributes 
   const namespace = await freshNamespace('tiller-sa-register');
   expect(await customAttributes(namespace)).toEqual([]);
 
-  const { result, status } = await runTurn(namespace);
+  const { result, status, startsWithAttributes } = await runTurn(namespace);
 
   expect(result.status).toBe('completed');
   expect(result.output).toBe('hi');
   expect(status).toBe('completed');
+  expect(startsWithAttributes).toBe(true);
   expect((await customAttributes(namespace)).sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
 });
 
@@ -98,7 +103,23 @@ test('where the server refuses to register them, createWorker refuses to start a
   expect(await customAttributes(namespace)).not.toContain('TillerPendingTools');
 
   // Told to run without them, the same worker starts, and its turns complete (no search attributes set).
-  const { result, status } = await runTurn(namespace, false);
+  // The client's start with them was refused: it started the turn without, and starts the next so.
+  const { result, status, startsWithAttributes } = await runTurn(namespace, false);
   expect(result.status).toBe('completed');
   expect(status).toBeUndefined();
+  expect(startsWithAttributes).toBe(false);
+});
+
+test('a turn started with its search attributes keeps them true on a worker told to run without them', async () => {
+  // The default namespace has them; this worker was told not to use them. The client started the turn
+  // as running: the turn must not leave it so once it completes.
+  h.model.setScript(scriptByInput({ 'hello default': [{ content: 'hi' }] }));
+  const worker = await h.worker({ agents, searchAttributes: false });
+  const turnId = h.turnId('sa-kept');
+  const status = await worker.runUntil(async () => {
+    await h.tiller.startTurn({ agent: 'plain', input: 'hello default', turnId });
+    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed' });
+    return (await h.tiller.handle(turnId).describe()).typedSearchAttributes.get(TillerStatus);
+  });
+  expect(status).toBe('completed');
 });
