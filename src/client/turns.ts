@@ -17,7 +17,6 @@ import {
   TillerAgent,
   TillerSession,
   TillerStatus,
-  TURN_RUN_VERSION,
   turnDetails,
   turnSummary,
   WORKFLOW_TYPE_TURN,
@@ -94,7 +93,6 @@ function start(client: TurnStarter, opts: StartTurnOptions, turnId: string, with
       {
         agent: opts.agent,
         input: opts.input,
-        runVersion: TURN_RUN_VERSION,
         ...(opts.sessionId !== undefined && { sessionId: opts.sessionId }),
         ...(opts.startedBy !== undefined && { startedBy: opts.startedBy }),
         ...(opts.trust !== undefined && { trust: opts.trust }),

@@ -156,10 +156,11 @@ export type PatchBeforeLean =
   | typeof PATCH_FEWER_CALLS_PER_RESPONSE;
 
 /**
- * Issue 36, approvals at cost: a gated call of a worker tool without a preview is checked by the model
- * call that asked for it (`ModelRequest.checkArgs`), so no `previewTool` runs before the human is asked
- * — a local activity's marker, and the task a query arriving with it forced. A run started with
- * `TurnInput.runVersion` (Tiller's clients set it) takes this path with no marker at all; a run started
- * without one records this marker instead of PATCH_LEAN_TURN's.
+ * Issue 36, approvals at cost: a run started on this version records this one marker at its start
+ * instead of PATCH_LEAN_TURN's, and takes that path with two changes. A gated call of a worker tool
+ * without a preview is checked by the model call that asked for it (`ModelRequest.checkArgs`), so no
+ * `previewTool` runs before the human is asked (a local activity's marker, and the task a query arriving
+ * with it forced). A turn started with the search attributes of a running turn (TillerClient does)
+ * does not upsert them again.
  */
 export const PATCH_AT_COST = 'approvals-at-cost';

@@ -12,13 +12,7 @@ import {
   ParentClosePolicy,
   startChild,
 } from '@temporalio/workflow';
-import {
-  subAgentDetails,
-  subAgentSummary,
-  TURN_RUN_VERSION,
-  WORKFLOW_TYPE_TURN,
-  type AgentTurnWorkflow,
-} from '../core/contract';
+import { subAgentDetails, subAgentSummary, WORKFLOW_TYPE_TURN, type AgentTurnWorkflow } from '../core/contract';
 import { describeFailure, turnResultOf } from '../core/failures';
 import { emptyUsage, TurnProgressCheck, type TrustGrant, type TurnProgress, type Usage } from '../core/schemas';
 import type { AgentSpec } from '../core/spec';
@@ -105,7 +99,6 @@ export class SubAgents {
           {
             agent: sub.agent,
             input: call.input,
-            runVersion: TURN_RUN_VERSION,
             parent: { turnId: this.state.turnId, toolCallId: call.toolCallId, agent: call.spec.name },
             // The parent's starter may not approve the sub-agent's calls either.
             ...(this.state.startedBy !== undefined && { startedBy: this.state.startedBy }),

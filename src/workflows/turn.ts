@@ -42,7 +42,7 @@ import { RunVersion } from './versions';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
   const input = parseInput(rawInput);
-  const version = new RunVersion(input.runVersion); // first: which recorded path this run takes
+  const version = new RunVersion(); // first: which recorded path this run takes
   const carried = input.carried as TurnCarry | undefined; // set when the turn continued as new
   const { workflowId } = workflowInfo();
   const recorder = new TurnRecorder(

@@ -1,14 +1,14 @@
 /**
- * Issue 36: approvals and sessions at the cost of bare Temporal. A turn started by Tiller's clients says
- * its path in its input (`runVersion`) and records no patch marker; one started without it records one
- * (`approvals-at-cost`) for every earlier patch. It starts (`startTurn`) and previews (`previewTool`) in
- * local activities, previews only a tool that has a preview (the model call checked a gated call's
- * arguments otherwise), fits its context window without a promise when nothing is to be trimmed, and —
- * in a session — tells its session only what it waits for. What a client reads is the same: the state,
- * the pending approvals and their previews, the session's current turn.
+ * Issue 36: approvals and sessions at the cost of bare Temporal. A turn's run started on this version
+ * records one patch marker (`approvals-at-cost`) for every earlier patch, starts (`startTurn`) and
+ * previews (`previewTool`) in local activities, previews only a tool that has a preview (the model call
+ * checked a gated call's arguments otherwise), does not set the search attributes its client started it
+ * with, fits its context window without a promise when nothing is to be trimmed, and — in a session —
+ * tells its session only what it waits for. What a client reads is the same: the state, the pending
+ * approvals and their previews, the session's current turn.
  *
- * Fixtures (TILLER_RECORD_FIXTURES=1): at-cost-gated, at-cost-gated-preview, at-cost-undeclared,
- * at-cost-session with its two turns, at-cost-context-window. The lean-* fixtures were recorded on
+ * Fixtures (TILLER_RECORD_FIXTURES=1): at-cost-gated, at-cost-gated-preview, at-cost-session with its
+ * two turns, at-cost-context-window. The lean-* fixtures were recorded on
  * the first lean version (one `lean-turn` marker); they and every other fixture replay on their own
  * path: test/unit/replay.test.ts.
  */
@@ -91,7 +91,7 @@ const modelGaps = (events: HistoryEvent[]) => {
   return at.slice(1).map((x, k) => x - at[k]!);
 };
 
-test('a gated turn with previews: no patch marker, start and previews local, one upsert per change of what waits', async () => {
+test('a gated turn with previews: one patch marker, start and previews local, one upsert per change of what waits', async () => {
   h.model.setScript([touchCall('t1', 1), touchCall('t2', 2), { content: 'done' }]);
   const turnId = h.turnId('lean-gated');
   await (
@@ -113,12 +113,13 @@ test('a gated turn with previews: no patch marker, start and previews local, one
   });
   await recordFixture(h.client, turnId, 'at-cost-gated-preview');
   const events = await history(turnId);
-  expect(patchIds(events)).toEqual([]);
+  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
   expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'runTool', 'callModel']);
   expect(locals(events)).toEqual(['startTurn', 'previewTool', 'previewTool']);
-  // One upsert per change of status or of what waits; none for a patch, none for the start (the client
-  // started the turn with the search attributes of a running turn).
+  // Core's one for the patch, then one per change of status or of what waits; none for the start (the
+  // client started the turn with the search attributes of a running turn).
   expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
+    [PATCH_AT_COST],
     'awaiting_approval',
     'running',
     'awaiting_approval',
@@ -154,10 +155,15 @@ test('a gated tool without a preview: its model call checks the arguments, nothi
   });
   await recordFixture(h.client, turnId, 'at-cost-gated');
   const events = await history(turnId);
-  expect(patchIds(events)).toEqual([]);
+  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
   expect(locals(events)).toEqual(['startTurn']);
   expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'callModel']);
-  expect(upserts(events).map((u) => u.TillerStatus)).toEqual(['awaiting_approval', 'running', 'completed']);
+  expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
+    [PATCH_AT_COST],
+    'awaiting_approval',
+    'running',
+    'completed',
+  ]);
   // The refused call never waited, and the model read why, worded as the preview activity words it.
   expect(state.events.filter((e) => e.type === 'APPROVAL_REQUESTED').map((e) => e.toolCallId)).toEqual(['p1']);
   const refused = state.toolCalls.find((c) => c.id === 'p2');
@@ -171,34 +177,6 @@ test('a gated tool without a preview: its model call checks the arguments, nothi
   // with the update and an upsert (6), the tool activity and its task (6) — 19 events, against the bare
   // loop's 17 (its two are the waiting turn's search attributes, set and cleared).
   expect(modelGaps(events)[0]).toBe(19);
-});
-
-test('a turn started without runVersion (another SDK) records the one marker that says its path', async () => {
-  h.model.setScript([pokeCall('u1', { n: 2 }), { content: 'done' }]);
-  const turnId = h.turnId('at-cost-undeclared');
-  await (
-    await worker()
-  ).runUntil(async () => {
-    await h.client.workflow.start(WORKFLOW_TYPE_TURN, {
-      taskQueue: h.taskQueue,
-      workflowId: turnId,
-      args: [{ agent: 'lean_poke', input: 'poke' }],
-    });
-    await waitForState(h.tiller, turnId, (s) => s.pendingApprovals.length > 0);
-    await h.tiller.approve(turnId, 'u1', { approver: 'alice' });
-    expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
-  });
-  await recordFixture(h.client, turnId, 'at-cost-undeclared');
-  const events = await history(turnId);
-  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
-  expect(locals(events)).toEqual(['startTurn']);
-  expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
-    [PATCH_AT_COST],
-    'running',
-    'awaiting_approval',
-    'running',
-    'completed',
-  ]);
 });
 
 test('a session turn tells its session only what it waits for; the session shows it as before', async () => {
@@ -233,9 +211,8 @@ test('a session turn tells its session only what it waits for; the session shows
   await recordFixture(h.client, sessionId, 'at-cost-session');
   await recordFixture(h.client, plain, 'at-cost-session-turn-1');
   await recordFixture(h.client, gated, 'at-cost-session-turn-2');
-  // The session starts its turns with `runVersion`: no marker.
-  expect(patchIds(await history(plain))).toEqual([]);
-  expect(patchIds(await history(gated))).toEqual([]);
+  expect(patchIds(await history(plain))).toEqual([PATCH_AT_COST]);
+  expect(patchIds(await history(gated))).toEqual([PATCH_AT_COST]);
   expect(state.turns.map((t) => [t.turnId, t.status, t.output])).toEqual([
     [plain, 'completed', 'hello'],
     [gated, 'completed', 'touched'],
@@ -273,6 +250,5 @@ test('a context window: nothing to trim costs no command; a trim is recorded as 
   expect(state.events.findIndex((e) => e.type === 'CONTEXT_TRIMMED')).toBeLessThan(
     state.events.findIndex((e) => e.type === 'MODEL_CALLED'),
   );
-  // Started without `runVersion` (as another SDK would): the one marker that says its path.
   expect(patchIds(await history(turnId))).toEqual([PATCH_AT_COST]);
 });

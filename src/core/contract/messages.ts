@@ -23,12 +23,6 @@ import type { TurnState } from '../state';
 
 /** The workflow type of a turn. */
 export const WORKFLOW_TYPE_TURN = 'agentTurn';
-/**
- * The newest recorded path of a turn (`TurnInput.runVersion`; src/workflows/versions.ts): a turn started
- * with it needs no patch marker to say which path it takes. Set it when starting `agentTurn` from
- * another SDK; without it a turn records one marker (and its `TemporalChangeVersion` upsert).
- */
-export const TURN_RUN_VERSION = 2;
 /** The workflow type of a session (a conversation of turns). */
 export const WORKFLOW_TYPE_SESSION = 'agentSession';
 

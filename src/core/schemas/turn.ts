@@ -42,12 +42,6 @@ export const TurnInput = z.object({
   contextCalibration: z.object({ tokens: z.number().int().positive(), chars: z.number().int().positive() }).optional(),
   /** Continue as new once a run's history passes this many events (besides Temporal's own suggestion). */
   maxHistoryEvents: z.number().int().positive().optional(),
-  /**
-   * The recorded path the turn's runs take (src/workflows/versions.ts), said by whoever starts it:
-   * `TURN_RUN_VERSION` (src/core/contract) from Tiller's clients, sessions and sub-agents. A turn
-   * started without it finds its path with a patch marker (two more history events), as before.
-   */
-  runVersion: z.number().int().positive().optional(),
   /** Internal: what the previous run carried through continue-as-new (src/workflows/carry.ts). */
   carried: z.any().optional(),
 });
