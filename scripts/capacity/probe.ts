@@ -34,6 +34,8 @@ export interface PgSnapshot {
   walLsn: number;
   dbBytes: { temporal: number; visibility: number };
   writes: WriteCounts;
+  /** Every other statement (reads, BEGIN, COMMIT) by its first word and the first table it reads. */
+  reads: WriteCounts;
 }
 
 export interface Snapshot {
@@ -49,7 +51,11 @@ SELECT 'stmt', coalesce(query_kind, 'read'), coalesce(tbl, ''), sum(calls)::bigi
 FROM (
   SELECT s.calls, s.rows, s.wal_bytes,
     substring(lower(s.query) from '^\\s*(insert|update|delete)') AS query_kind,
-    substring(lower(s.query) from '(?:insert\\s+into|update|delete\\s+from)\\s+([a-z_]+)') AS tbl
+    coalesce(
+      substring(lower(s.query) from '(?:insert\\s+into|update|delete\\s+from)\\s+([a-z_]+)'),
+      -- A read (or BEGIN, COMMIT …): its first word and the first table it reads.
+      substring(lower(s.query) from '^\\s*([a-z]+)') || coalesce(' ' || substring(lower(s.query) from '\\sfrom\\s+([a-z_]+)'), '')
+    ) AS tbl
   FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
   WHERE d.datname IN ('temporal', 'temporal_visibility') AND s.query NOT ILIKE '%pg_stat%'
 ) q GROUP BY 2, 3
@@ -109,6 +115,7 @@ export async function pgSnapshot(pg: PgConfig): Promise<PgSnapshot> {
     walLsn: 0,
     dbBytes: { temporal: 0, visibility: 0 },
     writes: {},
+    reads: {},
   };
   for (const line of out.split('\n').filter(Boolean)) {
     const [kind, a, table, calls, rows, wal] = Row.parse(line.split('\t'));
@@ -117,7 +124,11 @@ export async function pgSnapshot(pg: PgConfig): Promise<PgSnapshot> {
     else {
       snap.statements += calls;
       snap.statementWalBytes += wal;
-      if (a !== 'read') {
+      if (a === 'read') {
+        const r = (snap.reads[table] ??= { calls: 0, rows: 0 });
+        r.calls += calls;
+        r.rows += rows;
+      } else {
         snap.writeStatements += calls;
         if (a === 'delete') snap.rowsDeleted += rows;
         else snap.rowsWritten += rows;
@@ -184,16 +195,24 @@ export interface Delta {
   walBytes: number;
   dbBytes: number;
   writes: WriteCounts;
+  /** Every other statement (reads, BEGIN, COMMIT) by its first word and the first table it reads. */
+  reads: WriteCounts;
   /** CPU ms per process name; workers summed as `workers`. */
   cpuMs: Record<string, number>;
 }
 
-export function delta(a: Snapshot, b: Snapshot): Delta {
-  const writes: WriteCounts = {};
-  for (const [key, w] of Object.entries(b.pg.writes)) {
-    const before = a.pg.writes[key] ?? { calls: 0, rows: 0 };
-    if (w.calls > before.calls) writes[key] = { calls: w.calls - before.calls, rows: w.rows - before.rows };
+function countsDelta(a: WriteCounts, b: WriteCounts): WriteCounts {
+  const out: WriteCounts = {};
+  for (const [key, w] of Object.entries(b)) {
+    const before = a[key] ?? { calls: 0, rows: 0 };
+    if (w.calls > before.calls) out[key] = { calls: w.calls - before.calls, rows: w.rows - before.rows };
   }
+  return out;
+}
+
+export function delta(a: Snapshot, b: Snapshot): Delta {
+  const writes = countsDelta(a.pg.writes, b.pg.writes);
+  const reads = countsDelta(a.pg.reads, b.pg.reads);
   const cpuMs: Record<string, number> = {};
   for (const [name, ms] of Object.entries(b.cpuMs)) {
     const key = name.startsWith('worker-') ? 'workers' : name;
@@ -210,6 +229,7 @@ export function delta(a: Snapshot, b: Snapshot): Delta {
     walBytes: b.pg.walLsn - a.pg.walLsn,
     dbBytes: b.pg.dbBytes.temporal + b.pg.dbBytes.visibility - a.pg.dbBytes.temporal - a.pg.dbBytes.visibility,
     writes,
+    reads,
     cpuMs,
   };
 }

@@ -1,7 +1,7 @@
-/** Waiting for the frontend, then the namespace and Tiller's search attributes on it. */
-import { Connection, type ConnectionOptions } from '@temporalio/client';
+/** Waiting for the frontend, then the namespace and Tiller's search attributes on it, seen by every service. */
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTES } from '../../src/core/contract';
+import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/core/contract';
 import { ensureSearchAttributes } from '../../src/worker/search-attributes';
 
 export async function waitForFrontend(options: ConnectionOptions): Promise<Connection> {
@@ -62,5 +62,32 @@ export async function setupNamespace(
     const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !(n in (listed.customAttributes ?? {})));
     if (missing.length) throw new Error(`not visible yet: ${missing.join(', ')}`);
   });
+  await retry('search attributes in use', () => searchAttributesInUse(connection, namespace));
   log(`namespace ${namespace}: Tiller's search attributes registered`);
+}
+
+/**
+ * The services cache the namespace's search-attribute aliases (refreshed every 2 s; the server does not
+ * re-read them per lookup: deploy/temporal/dynamicconfig.yaml): a workflow started with them — checked by
+ * the frontend — must show in visibility by them — written by the history service — before turns start.
+ * The probe waits on a task queue no worker polls, and is terminated once seen.
+ */
+async function searchAttributesInUse(connection: Connection, namespace: string): Promise<void> {
+  const client = new Client({ connection, namespace });
+  const workflowId = `tiller-search-attributes-probe-${Date.now()}`;
+  const probe = await client.workflow.start('tillerSearchAttributesProbe', {
+    taskQueue: 'tiller-search-attributes-probe',
+    workflowId,
+    typedSearchAttributes: [{ key: TillerStatus, value: 'probe' }],
+  });
+  try {
+    const query = `WorkflowId = "${workflowId}" AND TillerStatus = "probe"`;
+    const deadline = Date.now() + 30_000;
+    while ((await client.workflow.count(query)).count === 0) {
+      if (Date.now() > deadline) throw new Error(`the probe ${workflowId} never showed in visibility by TillerStatus`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await probe.terminate('Tiller search attributes are in use').catch(() => undefined);
+  }
 }
