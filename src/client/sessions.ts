@@ -3,10 +3,18 @@
  * use, a send racing its previous turn's close retried), and a session's trust grants revoked.
  */
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
-import { revokeTrustUpdate, sendUpdate, sessionDetails, sessionSummary, WORKFLOW_TYPE_SESSION } from '../core/contract';
+import {
+  revokeTrustUpdate,
+  sendUpdate,
+  sessionDetails,
+  sessionSummary,
+  TillerSession,
+  WORKFLOW_TYPE_SESSION,
+} from '../core/contract';
 import type { Principal, SessionInput, TrustGrant } from '../core/schemas';
 import type { ClientCore } from './core';
 import { DecisionRejectedError } from './decisions';
+import { withStartAttributes, type TurnStarter } from './turns';
 
 /** A session's options on first use (see `send`), and who sends. */
 export type SendOptions = Omit<SessionInput, 'carried' | 'owner'> & {
@@ -19,7 +27,7 @@ export type SendOptions = Omit<SessionInput, 'carried' | 'owner'> & {
 
 /** `TillerClient.send`: the `send` update, with the session's start; returns the turn id of the turn it runs. */
 export async function send(
-  client: ClientCore,
+  client: TurnStarter,
   sessionId: string,
   input: string,
   opts: SendOptions,
@@ -30,10 +38,12 @@ export async function send(
   // when the session calls a turn "still running" that has in fact closed, try again shortly.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await client.temporal.workflow.executeUpdateWithStart(sendUpdate, {
-        args: [{ input, ...(principal && { principal }) }],
-        startWorkflowOperation: sessionStart(client, sessionId, session),
-      });
+      return await withStartAttributes(client, (withAttributes) =>
+        client.temporal.workflow.executeUpdateWithStart(sendUpdate, {
+          args: [{ input, ...(principal && { principal }) }],
+          startWorkflowOperation: sessionStart(client, sessionId, session, withAttributes),
+        }),
+      );
     } catch (err) {
       if (!(err instanceof WorkflowUpdateFailedError)) throw err;
       const message = err.cause?.message ?? err.message;
@@ -44,13 +54,23 @@ export async function send(
   }
 }
 
-/** The session workflow's start, for update-with-start: an open session of that id is used as it is. */
-function sessionStart(client: ClientCore, sessionId: string, opts: Omit<SessionInput, 'carried'>) {
+/**
+ * The session workflow's start, for update-with-start: an open session of that id is used as it is.
+ * With `TillerSession` (its own id) when the client starts with search attributes: the session then
+ * starts its turns with theirs (src/workflows/session.ts).
+ */
+function sessionStart(
+  client: ClientCore,
+  sessionId: string,
+  opts: Omit<SessionInput, 'carried'>,
+  withAttributes: boolean,
+) {
   return new WithStartWorkflowOperation(WORKFLOW_TYPE_SESSION, {
     workflowId: sessionId,
     taskQueue: client.taskQueue,
     args: [opts],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    ...(withAttributes && { typedSearchAttributes: [{ key: TillerSession, value: sessionId }] }),
     staticSummary: sessionSummary(sessionId, opts.agent),
     staticDetails: sessionDetails(sessionId, opts.agent),
   });

@@ -12,15 +12,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { ZodType } from 'zod';
-import type { SearchAttributePair } from '@temporalio/common';
-import {
-  TillerAgent,
-  TillerSession,
-  TillerStatus,
-  turnDetails,
-  turnSummary,
-  WORKFLOW_TYPE_TURN,
-} from '../core/contract';
+import { runningTurnAttributes, turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';
@@ -74,15 +66,27 @@ export function supportsEagerStart(client: Client): boolean {
 /** `TillerClient.startTurn`: starts an `agentTurn` workflow and returns its handle. */
 export async function startTurn(client: TurnStarter, opts: StartTurnOptions): Promise<WorkflowHandle> {
   const turnId = opts.turnId ?? `turn-${randomUUID()}`;
-  if (client.startSearchAttributes) {
-    try {
-      return await start(client, opts, turnId, true);
-    } catch (err) {
-      if (!unknownSearchAttribute(err)) throw err;
-      client.startSearchAttributes = false;
-    }
+  return withStartAttributes(client, (withAttributes) => start(client, opts, turnId, withAttributes));
+}
+
+/**
+ * Starts with the search attributes when the client does. A namespace without them refuses the start
+ * (INVALID_ARGUMENT; an update-with-start's refusal names no attribute): the same start without them is
+ * tried, and when it succeeds the client starts without them from then on.
+ */
+export async function withStartAttributes<T>(
+  client: TurnStarter,
+  start: (withAttributes: boolean) => Promise<T>,
+): Promise<T> {
+  if (!client.startSearchAttributes) return start(false);
+  try {
+    return await start(true);
+  } catch (err) {
+    if (!invalidArgument(err)) throw err;
+    const started = await start(false);
+    client.startSearchAttributes = false;
+    return started;
   }
-  return start(client, opts, turnId, false);
 }
 
 function start(client: TurnStarter, opts: StartTurnOptions, turnId: string, withAttributes: boolean) {
@@ -101,24 +105,16 @@ function start(client: TurnStarter, opts: StartTurnOptions, turnId: string, with
     staticSummary: turnSummary(opts.agent, opts.input),
     staticDetails: turnDetails(opts),
     ...(client.eagerStart && { requestEagerStart: true }),
-    ...(withAttributes && { typedSearchAttributes: startingAttributes(opts) }),
+    ...(withAttributes && { typedSearchAttributes: runningTurnAttributes(opts.agent, opts.sessionId) }),
   });
 }
 
-/** A turn's search attributes as it shows them running (src/workflows/visibility.ts skips that upsert). */
-function startingAttributes(opts: StartTurnOptions): SearchAttributePair[] {
-  return [
-    { key: TillerStatus, value: 'running' },
-    { key: TillerAgent, value: opts.agent },
-    ...(opts.sessionId !== undefined ? [{ key: TillerSession, value: opts.sessionId }] : []),
-  ];
-}
-
-/** The server refused the start for a search attribute the namespace does not have (INVALID_ARGUMENT). */
-function unknownSearchAttribute(err: unknown): boolean {
-  const cause =
-    err instanceof ServiceError ? (err.cause as { code?: unknown; details?: unknown } | undefined) : undefined;
-  return cause?.code === GRPC_INVALID_ARGUMENT && /search attribute/i.test(String(cause.details ?? err));
+/** A gRPC INVALID_ARGUMENT, as the client throws it (itself, or as the cause of a `ServiceError`). */
+function invalidArgument(err: unknown): boolean {
+  const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  return (
+    code(err) === GRPC_INVALID_ARGUMENT || (err instanceof ServiceError && code(err.cause) === GRPC_INVALID_ARGUMENT)
+  );
 }
 
 /** gRPC's status code INVALID_ARGUMENT. */

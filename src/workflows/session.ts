@@ -38,6 +38,8 @@ import {
   SESSION_STATE_DESCRIPTION,
   sessionTurnDetails,
   sessionTurnSummary,
+  runningTurnAttributes,
+  TillerSession,
   turnProgressSignal,
   TURN_PROGRESS_DESCRIPTION,
   WORKFLOW_TYPE_TURN,
@@ -62,6 +64,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   }
   const input = parsed.data as SessionInput;
   const sessionId = workflowInfo().workflowId;
+  // Started with Tiller's search attributes (TillerClient does): its turns start with them as a running
+  // turn shows them, and do not set them again (./visibility.ts).
+  const shown = workflowInfo().typedSearchAttributes.get(TillerSession) === sessionId;
   const carry: SessionCarry = input.carried ?? {
     conversation: [],
     trust: (input.trust ?? []).filter((t) => t.scope === 'session'),
@@ -194,6 +199,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
           },
         ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        ...(shown && { typedSearchAttributes: runningTurnAttributes(input.agent, sessionId) }),
         staticSummary: sessionTurnSummary(input.agent, sessionId, text),
         staticDetails: sessionTurnDetails(input.agent, sessionId, text),
       });

@@ -213,6 +213,11 @@ test('a session turn tells its session only what it waits for; the session shows
   await recordFixture(h.client, gated, 'at-cost-session-turn-2');
   expect(patchIds(await history(plain))).toEqual([PATCH_AT_COST]);
   expect(patchIds(await history(gated))).toEqual([PATCH_AT_COST]);
+  // The session (started with TillerSession) started its turns as running: they set only what changed.
+  const statuses = async (turnId: string) =>
+    upserts(await history(turnId)).map((u) => u.TemporalChangeVersion ?? u.TillerStatus);
+  expect(await statuses(plain)).toEqual([[PATCH_AT_COST], 'completed']);
+  expect(await statuses(gated)).toEqual([[PATCH_AT_COST], 'awaiting_approval', 'running', 'completed']);
   expect(state.turns.map((t) => [t.turnId, t.status, t.output])).toEqual([
     [plain, 'completed', 'hello'],
     [gated, 'completed', 'touched'],

@@ -108,6 +108,18 @@ test('where the server refuses to register them, createWorker refuses to start a
   expect(result.status).toBe('completed');
   expect(status).toBeUndefined();
   expect(startsWithAttributes).toBe(false);
+
+  // A session too: its start with TillerSession is refused, and it starts without.
+  const tiller = new TillerClient(new Client({ connection: h.client.connection, namespace }), h.taskQueue);
+  h.model.setScript(scriptByInput({ [`session ${namespace}`]: [{ content: 'in session' }] }));
+  const worker = await h.worker({ agents, namespace, searchAttributes: false });
+  const sessionId = h.turnId('sa-session');
+  const ended = await worker.runUntil(async () => {
+    const { turnId } = await tiller.send(sessionId, `session ${namespace}`, { agent: 'plain' });
+    return tiller.result(turnId);
+  });
+  expect(ended).toMatchObject({ status: 'completed', output: 'in session' });
+  expect(tiller.startSearchAttributes).toBe(false);
 });
 
 test('a turn started with its search attributes keeps them true on a worker told to run without them', async () => {

@@ -1,5 +1,5 @@
 /** Typed search attributes that make waiting turns findable in the Temporal UI and by `tiller pending`. */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 /** The turn's status (`running`, `awaiting_approval`, …): `TillerStatus="awaiting_approval"` finds waiting turns. */
 export const TillerStatus = defineSearchAttributeKey('TillerStatus', SearchAttributeType.KEYWORD);
@@ -17,3 +17,15 @@ export const SEARCH_ATTRIBUTES = {
   TillerPendingTools: 'KeywordList',
   TillerSession: 'Keyword',
 } as const;
+
+/**
+ * A turn's search attributes as it shows them running and waiting for nothing: what Tiller's client and
+ * a session start a turn with, so the turn does not set them in its first task (src/workflows/visibility.ts).
+ */
+export function runningTurnAttributes(agent: string, sessionId?: string): SearchAttributePair[] {
+  return [
+    { key: TillerStatus, value: 'running' },
+    { key: TillerAgent, value: agent },
+    ...(sessionId !== undefined ? [{ key: TillerSession, value: sessionId }] : []),
+  ];
+}
