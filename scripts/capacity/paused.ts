@@ -9,12 +9,14 @@ import { pool } from '../bench/stats';
 import type { DriveContext } from './batches';
 import { measured } from './measure';
 import { planInput } from './model';
-import { snapshot, type Delta } from './probe';
+import { snapshot, visibilityRelations, type Delta } from './probe';
 
 export interface PausedPoint {
   turns: number;
   dbBytes: { temporal: number; visibility: number };
   rssBytes: Record<string, number>;
+  /** The visibility database's relations by size, and the visibility table's live and dead rows. */
+  visibility?: Record<string, number>;
   /** Seconds to start and pause this point's new turns. */
   seconds: number;
   /** What pausing this point's new turns cost (idle rate taken off). */
@@ -41,7 +43,12 @@ async function untilPaused(ctx: DriveContext, want: number): Promise<void> {
 
 export async function runPaused(ctx: DriveContext, counts: number[], lanes: number): Promise<PausedResult> {
   const first = await snapshot(ctx.probe.cluster, ctx.probe.pg);
-  const base = { turns: 0, dbBytes: first.pg.dbBytes, rssBytes: first.rssBytes };
+  const base = {
+    turns: 0,
+    dbBytes: first.pg.dbBytes,
+    rssBytes: first.rssBytes,
+    visibility: await visibilityRelations(ctx.probe.pg),
+  };
   const points: PausedPoint[] = [];
   const already = (await ctx.tiller.temporal.workflow.count(QUERY)).count;
   let held = 0;
@@ -68,7 +75,8 @@ export async function runPaused(ctx: DriveContext, counts: number[], lanes: numb
     const seconds = (performance.now() - t0) / 1000;
     held = target;
     const snap = await snapshot(ctx.probe.cluster, ctx.probe.pg);
-    points.push({ turns: held, dbBytes: snap.pg.dbBytes, rssBytes: snap.rssBytes, seconds, cost });
+    const visibility = await visibilityRelations(ctx.probe.pg);
+    points.push({ turns: held, dbBytes: snap.pg.dbBytes, rssBytes: snap.rssBytes, visibility, seconds, cost });
     ctx.log(
       `paused ${held}: database ${((snap.pg.dbBytes.temporal + snap.pg.dbBytes.visibility) / 2 ** 20).toFixed(1)} MiB, ${keys.length} paused in ${seconds.toFixed(1)} s`,
     );

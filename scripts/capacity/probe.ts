@@ -99,6 +99,27 @@ export async function enableStatements(pg: PgConfig): Promise<void> {
   await psql(pg, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset();');
 }
 
+/**
+ * The visibility database's relations by size (tables, their indexes and TOAST), and the visibility
+ * table's live and dead rows: where a paused turn's visibility bytes go.
+ */
+export async function visibilityRelations(pg: PgConfig): Promise<Record<string, number>> {
+  const out = await psql(
+    pg,
+    `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname IN ('public', 'pg_toast') AND c.relkind IN ('r', 'i', 't') AND pg_relation_size(c.oid) > 0
+     UNION ALL SELECT 'live rows', n_live_tup FROM pg_stat_user_tables WHERE relname = 'executions_visibility'
+     UNION ALL SELECT 'dead rows', n_dead_tup FROM pg_stat_user_tables WHERE relname = 'executions_visibility';`,
+    'temporal_visibility',
+  );
+  const sizes: Record<string, number> = {};
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [name = '', bytes = '0'] = line.split('\t');
+    sizes[name] = Number(bytes);
+  }
+  return sizes;
+}
+
 function lsnBytes(lsn: string): number {
   const [hi = '0', lo = '0'] = lsn.split('/');
   return parseInt(hi, 16) * 2 ** 32 + parseInt(lo, 16);

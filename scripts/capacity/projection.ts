@@ -52,7 +52,7 @@ export function capacityModel(
       value: `${gib((db.temporal + db.visibility) * P)} (temporal ${gib(db.temporal * P)}, visibility ${gib(db.visibility * P)})`,
       from: `growth per paused turn ${n0(db.temporal)} + ${n0(db.visibility)} bytes (slope over ${n0(paused.turns)} held) × ${n0(P)}`,
       assumption:
-        'linear growth; visibility rows of waiting turns not vacuumed yet are counted (dead tuples of their upserts)',
+        "linear growth; the visibility figure is index entries above all: executions_visibility has 73 indexes in the pinned server's PostgreSQL schema, and each version of a turn's row (its start, each upsert) adds an entry to every one until vacuum reclaims the old versions'",
     });
     lines.push({
       what: `writes to pause them (once)`,
