@@ -14,7 +14,7 @@ import type { BatchCall } from './batch';
 import type { TurnConversation } from './conversation';
 import { PATCH_CONTEXT_EXHAUSTED, PATCH_FINISH_REASONS } from './patches';
 import type { TurnRecorder } from './recorder';
-import { argsToCheck, displayArgs } from './tool-call/args';
+import { argCheckOf, argsToCheck, displayArgs } from './tool-call/args';
 import type { RunVersion } from './versions';
 
 /** Ends the turn as `failed` with this message (thrown inside the loop, caught at its end). */
@@ -126,7 +126,7 @@ function takeResponse(turn: ModelTurn, call: number, response: ModelResponse): M
   const { agent, recorder, conversation, ids } = turn;
   const { message, usage, durationMs, finishReason, reasoning, refusal } = response;
   const calls = (message.tool_calls ?? []).map((t, i) => {
-    const check = response.argChecks?.[i];
+    const check = argCheckOf(response.argChecks?.[i]);
     return { id: ids.unique(t.id), name: t.function.name, raw: t.function.arguments, ...(check && { check }) };
   });
   recorder.record({

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { argChecksOf, checkWorkerArgs } from '../../src/activities/arg-checks';
 import { BOUNDS } from '../../src/core/bounds';
 import { defineTool, type ToolDefinition } from '../../src/tools/define';
+import { argCheckOf } from '../../src/workflows/tool-call/args';
 
 const poke = defineTool({
   name: 'poke',
@@ -80,4 +81,12 @@ test('hostile responses: hundreds of calls, deep nesting, huge strings are bound
 test('a schema the activity cannot check here is left to the preview activity', () => {
   expect(checkWorkerArgs(later as ToolDefinition, 'later', '{"n":1}')).toBeUndefined();
   expect(argChecksOf({ checkArgs: ['later'] }, message([call('later', '{"n":1}')]), tools)).toBeUndefined();
+});
+
+test('the workflow takes a check only in its shape; anything else leaves the call to the preview', () => {
+  expect(argCheckOf({ ok: true, extra: 1 })).toEqual({ ok: true });
+  expect(argCheckOf({ ok: false, error: 'e'.repeat(10_000) })).toEqual({ ok: false, error: 'e'.repeat(BOUNDS.text) });
+  for (const odd of [null, undefined, 'ok', { ok: false }, { ok: 'true' }, [], { ok: false, error: 1 }]) {
+    expect(argCheckOf(odd)).toBeUndefined();
+  }
 });

@@ -1,6 +1,7 @@
 /** A tool call's arguments as state and events show them, and which calls their model call checks. Pure. */
 import { parseToolArgs } from '../../core/args';
-import type { AgentSpec } from '../../core/spec';
+import { BOUNDS } from '../../core/bounds';
+import type { AgentSpec, ArgCheck } from '../../core/spec';
 
 /** Arguments as recorded in state: parsed JSON when they parse, else the raw string the model sent. */
 export function argsForDisplay(raw: string): unknown {
@@ -23,4 +24,15 @@ export function argsToCheck(spec: AgentSpec): string[] {
     .filter((t) => !t.subAgent && !t.handoff && !t.mcp && !t.preview)
     .filter((t) => spec.gates[t.name] !== undefined || spec.hooks.approveTool)
     .map((t) => t.name);
+}
+
+/**
+ * One call's check from its model call (`ModelResponse.argChecks`), when it is one: a worker of another
+ * version (or a custom one) may send none, or something else, which then leaves the call to the preview.
+ */
+export function argCheckOf(value: unknown): ArgCheck | undefined {
+  const c = value as { ok?: unknown; error?: unknown } | null | undefined;
+  if (c?.ok === true) return { ok: true };
+  if (c?.ok === false && typeof c.error === 'string') return { ok: false, error: c.error.slice(0, BOUNDS.text) };
+  return undefined;
 }
