@@ -41,9 +41,14 @@ export const hasWorker = (tiller: TillerClient, taskQueue: string): Promise<bool
 /** One line of what the server's visibility knows of a turn, for when no worker can answer its query. */
 export function visibilityLine(d: WorkflowExecutionDescription): string {
   const v = turnVisibility(d);
+  // Started, its first task scheduled (and maybe picked up): no worker has completed a task of it. Its
+  // search attributes may still say `running`: Tiller's client starts a turn with them.
+  const unrun = d.historyLength <= 3;
   return [
     `visibility: workflow ${v.workflowStatus}`,
-    v.status ? `Tiller status ${v.status}` : 'no Tiller status yet (no worker has run it)',
+    v.status
+      ? `Tiller status ${v.status}${unrun ? ' as started (no worker has run it)' : ''}`
+      : `no Tiller status${unrun ? ' yet (no worker has run it)' : ''}`,
     ...(v.agent ? [`agent ${v.agent}`] : []),
     ...(v.pendingTools.length ? [`waiting on ${v.pendingTools.join(', ')}`] : []),
     `started ${v.startTime}`,

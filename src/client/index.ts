@@ -43,8 +43,8 @@ export { supportsEagerStart, type StartTurnOptions, type TillerClientOptions } f
 export class TillerClient {
   /** Whether `startTurn` requests an eager start (`TillerClientOptions.eagerStart`). */
   readonly eagerStart: boolean;
-  /** Whether `startTurn` sets the turn's search attributes (`TillerClientOptions.searchAttributes`). */
-  startSearchAttributes: boolean;
+  /** Whether `startTurn` and `send` set search attributes; unset until the namespace was asked (`TillerClientOptions.searchAttributes`). */
+  startSearchAttributes: boolean | undefined;
 
   constructor(
     readonly temporal: Client,
@@ -52,7 +52,7 @@ export class TillerClient {
     opts: TillerClientOptions = {},
   ) {
     this.eagerStart = (opts.eagerStart ?? true) && supportsEagerStart(temporal);
-    this.startSearchAttributes = opts.searchAttributes ?? true;
+    this.startSearchAttributes = opts.searchAttributes;
   }
 
   /** Connects from the Temporal env config (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, profiles) and `TILLER_TASK_QUEUE`. */

@@ -12,7 +12,13 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { ZodType } from 'zod';
-import { runningTurnAttributes, turnDetails, turnSummary, WORKFLOW_TYPE_TURN } from '../core/contract';
+import {
+  runningTurnAttributes,
+  SEARCH_ATTRIBUTES,
+  turnDetails,
+  turnSummary,
+  WORKFLOW_TYPE_TURN,
+} from '../core/contract';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';
@@ -44,8 +50,9 @@ export interface TillerClientOptions {
   /**
    * Start each turn with its search attributes as a running turn shows them (`TillerStatus` running,
    * `TillerAgent`, `TillerSession`), so the turn does not set them in its first task: one history event
-   * and one visibility update less a turn. Default on. A namespace without them refuses the start; the
-   * client then starts the turn without them and does not try again.
+   * and one visibility update less a turn. Unset: when the namespace lists them (asked once, before the
+   * first start); `true` starts with them without asking. A start the namespace refuses for them (they
+   * were removed) is made again without them, and the client then starts without.
    */
   searchAttributes?: boolean;
 }
@@ -53,8 +60,8 @@ export interface TillerClientOptions {
 /** What `startTurn` needs of its client: besides its core, whether to start turns with search attributes. */
 export interface TurnStarter extends ClientCore {
   readonly eagerStart: boolean;
-  /** Set false for good the first time the namespace refuses them. */
-  startSearchAttributes: boolean;
+  /** Whether starts carry the search attributes; unset until the namespace was asked (`TillerClientOptions.searchAttributes`). */
+  startSearchAttributes: boolean | undefined;
 }
 
 /** Whether the client's connection can take an eager workflow start (a `NativeConnection`, shared with workers). */
@@ -78,6 +85,7 @@ export async function withStartAttributes<T>(
   client: TurnStarter,
   start: (withAttributes: boolean) => Promise<T>,
 ): Promise<T> {
+  client.startSearchAttributes ??= await namespaceHasThem(client);
   if (!client.startSearchAttributes) return start(false);
   try {
     return await start(true);
@@ -107,6 +115,21 @@ function start(client: TurnStarter, opts: StartTurnOptions, turnId: string, with
     ...(client.eagerStart && { requestEagerStart: true }),
     ...(withAttributes && { typedSearchAttributes: runningTurnAttributes(opts.agent, opts.sessionId) }),
   });
+}
+
+/**
+ * Whether the client's namespace lists every one of Tiller's search attributes (a read every role may
+ * make). A server that cannot say (the SDK's time-skipping test server) or refuses counts as without:
+ * a start with attributes a namespace lacks is refused, and that server even keeps the refused id.
+ */
+async function namespaceHasThem(client: ClientCore): Promise<boolean> {
+  try {
+    const { namespace } = client.temporal.options;
+    const listed = await client.temporal.connection.operatorService.listSearchAttributes({ namespace });
+    return Object.keys(SEARCH_ATTRIBUTES).every((name) => name in (listed.customAttributes ?? {}));
+  } catch {
+    return false;
+  }
 }
 
 /** A gRPC INVALID_ARGUMENT, as the client throws it (itself, or as the cause of a `ServiceError`). */

@@ -310,9 +310,9 @@ test('expected failures are a clear message (no stack) and a distinct exit code'
   expect(noWorker.code).toBe(3);
   const [said, seen, ...rest] = noWorker.stderr.trim().split('\n');
   expect(said).toBe(`no worker is polling task queue ${deserted}: start one with \`npx tiller worker\``);
-  // What visibility knows, without a worker: the turn runs, nothing has run it yet.
+  // What visibility knows, without a worker: the turn runs (as its client started it), nothing has run it yet.
   expect(seen).toMatch(
-    /^visibility: workflow running · no Tiller status yet \(no worker has run it\) · started \d{4}-/,
+    /^visibility: workflow running · Tiller status running as started \(no worker has run it\) · agent assistant · started \d{4}-/,
   );
   expect(rest).toEqual([]);
 

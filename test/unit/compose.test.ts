@@ -238,7 +238,9 @@ test('the dynamic config given to the server is valid YAML, from the file the cl
   const target = service('temporal').configs![0]!;
   expect(env('temporal').DYNAMIC_CONFIG_FILE_PATH).toBe(target.target.replace('/etc/temporal/', ''));
   // Off (issue 36): on, it cost a database read per search-attribute lookup.
-  expect(dynamicConfig()['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([{ value: false, constraints: {} }]);
+  expect(dynamicConfig()['system.forceSearchAttributesCacheRefreshOnRead']).toEqual([
+    { value: false, constraints: {} },
+  ]);
   expect(readCompose().dynamicConfigFile).toBe(path.join(ROOT, 'deploy/temporal/dynamicconfig.yaml'));
 });
 
