@@ -1,7 +1,7 @@
 /** Waiting for the frontend, then the namespace and Tiller's search attributes on it, seen by every service. */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTES, TillerStatus } from '../../src/core/contract';
+import { missingSearchAttributes, TillerStatus } from '../../src/core/contract';
 import { ensureSearchAttributes } from '../../src/worker/search-attributes';
 
 export async function waitForFrontend(options: ConnectionOptions): Promise<Connection> {
@@ -59,7 +59,7 @@ export async function setupNamespace(
     const outcome = await ensureSearchAttributes(connection, namespace);
     if (outcome.type !== 'registered') throw new Error(outcome.reason);
     const listed = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((n) => !(n in (listed.customAttributes ?? {})));
+    const missing = missingSearchAttributes(listed.customAttributes);
     if (missing.length) throw new Error(`not visible yet: ${missing.join(', ')}`);
   });
   await retry('search attributes in use', () => searchAttributesInUse(connection, namespace));

@@ -10,16 +10,21 @@ import { formatZodError } from '../core/schemas';
 import type { ArgCheck, ModelRequest, ModelResponse } from '../core/spec';
 import type { ToolDefinition } from '../tools/define';
 
+/** What a call whose arguments are not JSON is told (the model reads it), wherever they are checked. */
+export const notJson = (tool: string, error: string) => `the arguments for ${tool} are not valid JSON (${error})`;
+
+/** What a call whose arguments do not match the tool's schema is told, wherever they are checked. */
+export const invalidArgs = (tool: string, error: string) => `invalid arguments for ${tool}: ${error}`;
+
 /** A worker tool's arguments checked; undefined when this worker does not define the tool or cannot tell. */
 export function checkWorkerArgs(def: ToolDefinition | undefined, tool: string, rawArgs: string): ArgCheck | undefined {
   if (!def) return undefined;
   const raw = parseToolArgs(rawArgs);
-  if (raw.type === 'invalid')
-    return { ok: false, error: `the arguments for ${tool} are not valid JSON (${raw.error})` };
+  if (raw.type === 'invalid') return { ok: false, error: notJson(tool, raw.error) };
   try {
     const parsed = def.input.safeParse(raw.value);
     if (parsed.success) return { ok: true };
-    return { ok: false, error: clip(`invalid arguments for ${tool}: ${formatZodError(parsed.error)}`, BOUNDS.text) };
+    return { ok: false, error: clip(invalidArgs(tool, formatZodError(parsed.error)), BOUNDS.text) };
   } catch {
     // A schema that cannot be checked here (an async refinement): the turn's preview activity checks it.
     return undefined;

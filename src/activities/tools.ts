@@ -25,6 +25,7 @@ import { mcpCallable } from '../mcp/calls';
 import type { McpPool } from '../mcp/pool';
 import { McpArgsValidator } from '../mcp/validate';
 import { resultToText, type ToolContext, type ToolDefinition } from '../tools/define';
+import { invalidArgs, notJson } from './arg-checks';
 import { message, runHooks } from './hooks';
 
 export interface ToolActivityDeps {
@@ -91,9 +92,7 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       const def = runnable(tool);
       if (!def) return { ok: false, error: `unknown tool "${tool}"` };
       const checked = await def.check(args);
-      return checked.type === 'valid'
-        ? { ok: true }
-        : { ok: false, error: `invalid arguments for ${tool}: ${checked.error}` };
+      return checked.type === 'valid' ? { ok: true } : { ok: false, error: invalidArgs(tool, checked.error) };
     },
 
     /** Validates a gated call's arguments and renders the tool's preview for the approver. */
@@ -102,11 +101,10 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       if (!def) return { ok: false, error: `unknown tool "${req.tool}"` };
       const raw = parseToolArgs(req.rawArgs);
       if (raw.type === 'invalid') {
-        return { ok: false, error: `the arguments for ${req.tool} are not valid JSON (${raw.error})` };
+        return { ok: false, error: notJson(req.tool, raw.error) };
       }
       const checked = await def.check(raw.value);
-      if (checked.type === 'invalid')
-        return { ok: false, error: `invalid arguments for ${req.tool}: ${checked.error}` };
+      if (checked.type === 'invalid') return { ok: false, error: invalidArgs(req.tool, checked.error) };
       if (!def.preview) return { ok: true };
       const ctx = Context.current();
       try {
@@ -141,7 +139,7 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       if (!tool) return failed(`unknown tool "${req.tool}"`, []);
 
       const raw = parseToolArgs(req.rawArgs);
-      if (raw.type === 'invalid') return failed(`the arguments for ${req.tool} are not valid JSON (${raw.error})`, []);
+      if (raw.type === 'invalid') return failed(notJson(req.tool, raw.error), []);
       const rawArgs = raw.value;
       const call: ToolCallContext = { ...req, args: rawArgs };
       const hooks = hooksFor(req.agent, req.inheritsFrom);
@@ -153,8 +151,7 @@ export function createToolActivities({ tools, hooksFor, mcp }: ToolActivityDeps)
       } catch (err) {
         return failed(`could not check the arguments for ${req.tool}: ${message(err)}`, hookFailures);
       }
-      if (checked.type === 'invalid')
-        return failed(`invalid arguments for ${req.tool}: ${checked.error}`, hookFailures);
+      if (checked.type === 'invalid') return failed(invalidArgs(req.tool, checked.error), hookFailures);
       let content: string;
       // Keep the activity visibly alive even when the tool never heartbeats itself (a local activity
       // has no heartbeats: its workflow task is what the server watches).

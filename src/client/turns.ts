@@ -14,7 +14,7 @@ import {
 import type { ZodType } from 'zod';
 import {
   runningTurnAttributes,
-  SEARCH_ATTRIBUTES,
+  missingSearchAttributes,
   turnDetails,
   turnSummary,
   WORKFLOW_TYPE_TURN,
@@ -126,7 +126,7 @@ async function namespaceHasThem(client: ClientCore): Promise<boolean> {
   try {
     const { namespace } = client.temporal.options;
     const listed = await client.temporal.connection.operatorService.listSearchAttributes({ namespace });
-    return Object.keys(SEARCH_ATTRIBUTES).every((name) => name in (listed.customAttributes ?? {}));
+    return missingSearchAttributes(listed.customAttributes).length === 0;
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 /** Registers Tiller's search attributes on a namespace that lacks them (`tiller setup`, worker start). */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../core/contract';
+import { missingSearchAttributes, SEARCH_ATTRIBUTES } from '../core/contract';
 
 // gRPC status codes (avoids a direct dependency on @grpc/grpc-js for two numbers).
 const PERMISSION_DENIED = 7;
@@ -28,8 +28,7 @@ export async function ensureSearchAttributes(
   namespace: string,
 ): Promise<SearchAttributeSetup> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const known = new Set(Object.keys(existing.customAttributes ?? {}));
-  const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !known.has(name));
+  const missing = missingSearchAttributes(existing.customAttributes);
   if (missing.length === 0) return { type: 'registered', added: [] };
   try {
     await connection.operatorService.addSearchAttributes({

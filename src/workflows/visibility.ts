@@ -68,11 +68,7 @@ export class Visibility {
 
   sync(): void {
     const pendingTools = [...new Set(this.state.pendingApprovals.map((p) => p.tool))].sort();
-    // The key includes pending ids: recorded histories upsert on exactly these changes (replay).
-    // After a handoff, the agent too (TillerAgent becomes the one that has the turn); turns without one
-    // keep the key, and so the upserts, of their recorded histories.
-    const agent = this.state.handedOffFrom ? `|${this.state.agent}` : '';
-    const saKey = `${this.state.status}|${pendingTools.join(',')}|${this.state.pendingApprovals.map((p) => p.id).join(',')}${agent}`;
+    const saKey = shownKey(this.state, pendingTools);
     const details = renderDetails(this.state);
     if (details !== this.lastDetails) {
       this.lastDetails = details;
@@ -100,7 +96,18 @@ function startedAs(state: TurnState): string | undefined {
   if (shown.get(TillerStatus) !== 'running' || shown.get(TillerAgent) !== state.agent) return undefined;
   if ((shown.get(TillerPendingTools) ?? []).length > 0 || shown.get(TillerSession) !== state.sessionId)
     return undefined;
-  return 'running||';
+  return shownKey({ ...state, status: 'running', pendingApprovals: [] }, []);
+}
+
+/**
+ * What the search attributes show, as a key: an upsert is made when it changes. It includes pending ids:
+ * recorded histories upsert on exactly these changes (replay). After a handoff, the agent too
+ * (TillerAgent becomes the one that has the turn); turns without one keep the key, and so the upserts,
+ * of their recorded histories.
+ */
+function shownKey(state: TurnState, pendingTools: readonly string[]): string {
+  const agent = state.handedOffFrom ? `|${state.agent}` : '';
+  return `${state.status}|${pendingTools.join(',')}|${state.pendingApprovals.map((p) => p.id).join(',')}${agent}`;
 }
 
 export function renderDetails(state: TurnState): string {

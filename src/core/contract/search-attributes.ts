@@ -18,6 +18,11 @@ export const SEARCH_ATTRIBUTES = {
   TillerSession: 'Keyword',
 } as const;
 
+/** Which of Tiller's search attributes are not among a namespace's custom attributes (their names). */
+export function missingSearchAttributes(custom: Record<string, unknown> | null | undefined): string[] {
+  return Object.keys(SEARCH_ATTRIBUTES).filter((name) => !(name in (custom ?? {})));
+}
+
 /**
  * A turn's search attributes as it shows them running and waiting for nothing: what Tiller's client and
  * a session start a turn with, so the turn does not set them in its first task (src/workflows/visibility.ts).
