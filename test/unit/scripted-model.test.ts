@@ -23,6 +23,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
+/** Resolve once `done()` holds, checking after each turn of the event loop's timers. */
+async function untilTrue(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 const userMsg = (content: string): ChatCompletionMessageParam[] => [{ role: 'user', content }];
 
 /** Reassemble a streamed completion the way an agent loop would. */
@@ -264,7 +269,10 @@ describe('scripted model (real HTTP + real openai client)', () => {
 
     const ac = new AbortController();
     const pending = client.chat.completions.create({ model: 'm', messages: userMsg('x') }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 50);
+    // Abort only once the server holds the request (it has taken 'never seen'), however slow the machine is;
+    // an abort before that never reaches the server and leaves 'never seen' for the next request.
+    await untilTrue(() => model.remaining() === 1);
+    ac.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
 
     const after = await client.chat.completions.create({ model: 'm', messages: userMsg('x') });
