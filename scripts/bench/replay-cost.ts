@@ -4,8 +4,10 @@
  * on the fast path, and the bare baseline workflow) in this process, each several times on one replay
  * worker, and prints the process CPU and wall time per replay. The workflow bundles are built from the
  * current code, so a change to the workflows is measured by running this before and after it.
+ * `--set durable` replays the durable section's last turns instead: plain Tiller (`tiller`) and Tiller with
+ * guardrails, a context window and a handoff that never act (`features`).
  *
- *   npx tsx scripts/bench/replay-cost.ts [--storage memory] [--runs 6] [--only tiller,fast,baseline]
+ *   npx tsx scripts/bench/replay-cost.ts [--set query|durable] [--storage memory] [--runs 6] [--only tiller,fast]
  *   npx tsx scripts/bench/replay-cost.ts --promises   # and the promises workflow code creates, by where
  *   node --cpu-prof --cpu-prof-dir=DIR --import tsx scripts/bench/replay-cost.ts   # where the time goes
  *
@@ -17,7 +19,8 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { ARTIFACTS, buildBundle, quietRuntime } from './env';
+import { buildBundle, quietRuntime } from './env';
+import { historiesDir } from './saved-histories';
 import { baselineBundle } from './sections/baseline';
 import { summarize } from './stats';
 
@@ -63,6 +66,7 @@ async function replayCost(
   file: string,
   runs: number,
   count: PromiseCount | undefined,
+  steps: number,
 ): Promise<void> {
   const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
   const workflowId = `replay-${name}`;
@@ -87,26 +91,42 @@ async function replayCost(
   process.stdout.write(
     `${name.padEnd(9)} ${String(events).padStart(5)} events  CPU p50 ${p50(cpu).padStart(5)} ms  wall p50 ${p50(wall).padStart(5)} ms  (${runs} replays after one warm-up)\n`,
   );
-  // A tool step is about 12 events as an activity, 7 on the fast path (BENCHMARKS.md, history).
-  if (count) process.stdout.write(count.report(runs + 1, Math.round(events / (name === 'fast' ? 7 : 12))));
+  if (count) process.stdout.write(count.report(runs + 1, steps));
 }
 
 async function main(): Promise<void> {
   quietRuntime();
-  const dir = path.join(ARTIFACTS, 'query-histories', arg('--storage', 'memory'));
+  const set = arg('--set', 'query');
+  if (set !== 'query' && set !== 'durable') throw new Error(`--set is query or durable, not ${set}`);
+  const dir = historiesDir(set, arg('--storage', 'memory'));
   const runs = Number(arg('--runs', '6'));
   const only = arg('--only', '').split(',').filter(Boolean);
-  if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run npm run bench -- --only query first`);
+  if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run npm run bench -- --only ${set} first`);
+  const stepsFile = path.join(dir, 'steps.json');
+  const steps = fs.existsSync(stepsFile)
+    ? (JSON.parse(fs.readFileSync(stepsFile, 'utf8')) as Record<string, number>)
+    : {};
   const tiller = (await buildBundle()).code;
   const { code: baseline } = await baselineBundle();
   const count = process.argv.includes('--promises') ? new PromiseCount() : undefined;
-  for (const [name, code] of [
-    ['tiller', tiller],
-    ['fast', tiller],
-    ['baseline', baseline],
-  ] as const) {
+  const loops: [string, string][] =
+    set === 'durable'
+      ? [
+          ['tiller', tiller],
+          ['features', tiller],
+        ]
+      : [
+          ['tiller', tiller],
+          ['fast', tiller],
+          ['baseline', baseline],
+        ];
+  for (const [name, code] of loops) {
     if (only.length && !only.includes(name)) continue;
-    await replayCost(name, code, path.join(dir, `${name}.json`), runs, count);
+    const file = path.join(dir, `${name}.json`);
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run bench -- --only ${set} first`);
+    // Histories saved before their steps were: about 12 events a tool step as an activity, 7 on the fast path.
+    const events = (JSON.parse(fs.readFileSync(file, 'utf8')) as { events?: unknown[] }).events?.length ?? 0;
+    await replayCost(name, code, file, runs, count, steps[name] ?? Math.round(events / (name === 'fast' ? 7 : 12)));
   }
 }
 

@@ -14,6 +14,7 @@ import { AGENT, FAST_AGENT, FEATURES_AGENT, planInput, STEP_TOOL, stepToolOf } f
 import type { BenchEnv } from '../env';
 import { cpuOf } from '../machine';
 import { phasesOf, type Phases } from '../phases';
+import { saveHistory } from '../saved-histories';
 import { baselineWorker } from './baseline';
 import { gaps, linearFit, round, roundSummary, summarize, type Summary } from '../stats';
 
@@ -155,6 +156,9 @@ export async function runDurable(
         slopeMsPerStep: round(mean(acc.slopes), 5),
         cpu: perStep(acc.cpu, opts.steps * sideTurns),
       });
+      // The last turn of each Tiller loop, for scripts/bench/replay-cost.ts --set durable.
+      await saveHistory(env, 'durable', 'tiller', lastOurs, opts.steps);
+      if (featured.last) await saveHistory(env, 'durable', 'features', featured.last, opts.steps);
       return {
         stepsPerTurn: opts.steps,
         turns: opts.turns,

@@ -8,12 +8,10 @@
  * query returning two numbers) is queried the same way, alternating with Tiller's.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TillerClient } from '../../../src/client';
 import { callId, GATED_AGENT, GATED_FAST_AGENT, planInput, READ_STEP_TOOL } from '../fixture';
-import { ARTIFACTS, type BenchEnv } from '../env';
+import type { BenchEnv } from '../env';
+import { saveHistory } from '../saved-histories';
 import { roundSummary, sleep, summarize, type Summary } from '../stats';
 import { baselineWorker } from './baseline';
 
@@ -61,18 +59,6 @@ async function alternate(queries: (() => Promise<unknown>)[], n: number, warm: n
   return series;
 }
 
-/**
- * Saves a waiting turn's history (what an evicted query replays) for scripts/bench/replay-cost.ts to
- * replay in-process — test-artifacts/bench/query-histories/<storage>/<name>.json — and returns its
- * number of events.
- */
-async function saveHistory(env: BenchEnv, name: string, id: string): Promise<number> {
-  const dir = path.join(ARTIFACTS, 'query-histories', env.storage);
-  fs.mkdirSync(dir, { recursive: true });
-  const history = await env.client.workflow.getHandle(id).fetchHistory();
-  fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
-  return history.events?.length ?? 0;
-}
 const ms = (xs: number[] | undefined) => roundSummary(summarize(xs ?? []), 3);
 
 export async function runQuery(
@@ -133,9 +119,10 @@ export async function runQuery(
       };
     }),
   );
-  const historyEvents = await saveHistory(env, 'tiller', turnId);
-  const fastEvents = await saveHistory(env, 'fast', fastId);
-  const baseEvents = await saveHistory(env, 'baseline', baseId);
+  // What an evicted query replays, for scripts/bench/replay-cost.ts.
+  const historyEvents = await saveHistory(env, 'query', 'tiller', turnId, opts.steps);
+  const fastEvents = await saveHistory(env, 'query', 'fast', fastId, opts.steps);
+  const baseEvents = await saveHistory(env, 'query', 'baseline', baseId, opts.steps);
 
   const evictedWorker = await env.worker(taskQueue, { maxCachedWorkflows: 0 });
   const evictedBase = await baselineWorker(env, { taskQueue: base.taskQueue, maxCachedWorkflows: 0 });
