@@ -64,6 +64,8 @@ export interface PausedFigures {
   /** What pausing one turn cost, over all points. */
   unit: Omit<UnitCost, 'events' | 'historyBytes' | 'actions'>;
   turnsPerSecond: number;
+  /** Updates of a turn's visibility row while it was paused, and of them HOT (no new index entries). */
+  visibilityUpdates?: { perTurn: number; hotPerTurn: number };
 }
 
 function slope(xs: number[], ys: number[]): number {
@@ -112,5 +114,15 @@ export function pausedFigures(p: PausedResult): PausedFigures {
       serverCpuMs: cpuMs.history + cpuMs.matching + cpuMs.frontend,
     },
     turnsPerSecond: turns / p.points.reduce((a, x) => a + x.seconds, 0),
+    ...visibilityUpdates(p, turns),
   };
+}
+
+/** From the visibility table's counters at the base and the last point (runs before them have none). */
+function visibilityUpdates(p: PausedResult, turns: number): Pick<PausedFigures, 'visibilityUpdates'> {
+  const from = p.base.visibility;
+  const to = p.points.at(-1)?.visibility;
+  if (from?.['row updates'] === undefined || to?.['row updates'] === undefined || !turns) return {};
+  const per = (k: string) => ((to[k] ?? 0) - (from[k] ?? 0)) / turns;
+  return { visibilityUpdates: { perTurn: per('row updates'), hotPerTurn: per('HOT updates') } };
 }

@@ -109,7 +109,9 @@ export async function visibilityRelations(pg: PgConfig): Promise<Record<string, 
     `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname IN ('public', 'pg_toast') AND c.relkind IN ('r', 'i', 't') AND pg_relation_size(c.oid) > 0
      UNION ALL SELECT 'live rows', n_live_tup FROM pg_stat_user_tables WHERE relname = 'executions_visibility'
-     UNION ALL SELECT 'dead rows', n_dead_tup FROM pg_stat_user_tables WHERE relname = 'executions_visibility';`,
+     UNION ALL SELECT 'dead rows', n_dead_tup FROM pg_stat_user_tables WHERE relname = 'executions_visibility'
+     UNION ALL SELECT 'row updates', n_tup_upd FROM pg_stat_user_tables WHERE relname = 'executions_visibility'
+     UNION ALL SELECT 'HOT updates', n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'executions_visibility';`,
     'temporal_visibility',
   );
   const sizes: Record<string, number> = {};

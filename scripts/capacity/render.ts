@@ -69,16 +69,13 @@ function costs(pass: ShardPass, lines: string[]): UnitCost | undefined {
       if (loop === 'tiller' && kind === 'tool') tool = u;
       rows.push(costRow(LABEL[kind][loop], u));
     }
-  if (pass.paused) {
-    const p = pausedFigures(pass.paused);
-    rows.push(
-      costRow('Tiller turn paused at a gate (start → waiting)', {
-        ...p.unit,
-        events: Number.NaN,
-        historyBytes: Number.NaN,
-        actions: Number.NaN,
-      }),
-    );
+  for (const [label, held] of [
+    ['Tiller turn paused at a gate (start → waiting)', pass.paused],
+    ['bare workflow paused at its gate (start → waiting)', pass.pausedBare],
+  ] as const) {
+    if (!held) continue;
+    const p = pausedFigures(held);
+    rows.push(costRow(label, { ...p.unit, events: Number.NaN, historyBytes: Number.NaN, actions: Number.NaN }));
   }
   lines.push(
     table(
@@ -227,8 +224,26 @@ function paused(pass: ShardPass, lines: string[]): void {
   );
   lines.push(
     '',
-    `Per paused turn (slope): database ${n0(fig.dbBytesPerTurn.temporal)} + ${n0(fig.dbBytesPerTurn.visibility)} bytes (temporal + visibility); history RSS ${n0(fig.rssBytesPerTurn.history ?? 0)} bytes. Paused at ${f(fig.turnsPerSecond, 1)} turns/s, all cores busy. The largest count is the run's time budget (${f(fig.unit.serverCpuMs + fig.unit.cpuMs.postgres + fig.unit.cpuMs.workers, 0)} ms of CPU to pause a turn, on 2 cores), not this machine's memory: waiting turns hold disk, and the history service's cache of them is bounded (history.hostLevelCacheMaxSize), as is each worker's (TILLER_WORKFLOW_CACHE_MB).`,
+    `Per paused turn (slope): database ${n0(fig.dbBytesPerTurn.temporal)} + ${n0(fig.dbBytesPerTurn.visibility)} bytes (temporal + visibility)${updates(fig)}; history RSS ${n0(fig.rssBytesPerTurn.history ?? 0)} bytes. Paused at ${f(fig.turnsPerSecond, 1)} turns/s, all cores busy. The largest count is the run's time budget (${f(fig.unit.serverCpuMs + fig.unit.cpuMs.postgres + fig.unit.cpuMs.workers, 0)} ms of CPU to pause a turn, on 2 cores), not this machine's memory: waiting turns hold disk, and the history service's cache of them is bounded (history.hostLevelCacheMaxSize), as is each worker's (TILLER_WORKFLOW_CACHE_MB).`,
   );
+}
+
+/** The bare loop's waiting workflows, held the same way: what Temporal itself writes for one. */
+function pausedBare(r: CapacityResults, pass: ShardPass, lines: string[]): void {
+  if (!pass.pausedBare) return;
+  const fig = pausedFigures(pass.pausedBare);
+  lines.push(
+    '',
+    `The bare loop's workflow waiting at its gate (\`baselineGated\`: no search attributes of its own), ${n0(fig.turns)} held the same way ${r.settings.order?.[0] === 'bare' ? 'before' : 'after'} Tiller's: database ${n0(fig.dbBytesPerTurn.temporal)} + ${n0(fig.dbBytesPerTurn.visibility)} bytes per paused workflow (temporal + visibility)${updates(fig)}.`,
+  );
+}
+
+/** ", its visibility row updated U times (H of them HOT)", when the run counted them. */
+function updates(fig: ReturnType<typeof pausedFigures>): string {
+  const u = fig.visibilityUpdates;
+  return u
+    ? `, its visibility row updated ${f(u.perTurn, 2)} times after its start (${f(u.hotPerTurn, 2)} of them HOT: no new index entries)`
+    : '';
 }
 
 function model(r: CapacityResults, tool: UnitCost | undefined, lines: string[]): void {
@@ -264,7 +279,10 @@ export function renderCapacity(r: CapacityResults): string {
     }
   }
   throughput(r.passes, lines);
-  for (const pass of r.passes) paused(pass, lines);
+  for (const pass of r.passes) {
+    paused(pass, lines);
+    pausedBare(r, pass, lines);
+  }
   model(r, tool, lines);
   const first = r.passes[0];
   const writes = first && pick(first, 'tiller', 'tool');

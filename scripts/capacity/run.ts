@@ -24,6 +24,8 @@ export interface ShardPass {
   idle: Delta;
   batches: BatchResult[];
   paused?: PausedResult;
+  /** The bare loop's waiting workflows, held the same way (before or after Tiller's: `order`). */
+  pausedBare?: PausedResult;
   seconds: number;
 }
 
@@ -145,12 +147,16 @@ export async function runShardPass(
         units: opts.sessions * opts.sessionTurns,
         perTurn: opts.sessionTurns,
       });
-    const paused = withPaused ? await runPaused(ctx, opts.paused, opts.lanes) : undefined;
+    // Paused turns held, in the batches' order: each loop's after the other's in the same database.
+    const held: Partial<Record<'tiller' | 'bare', PausedResult>> = {};
+    if (withPaused) for (const loop of opts.order) held[loop] = await runPaused(ctx, opts.paused, opts.lanes, loop);
+    const { tiller: paused, bare: pausedBare } = held;
     const pass: ShardPass = {
       shards,
       idle,
       batches,
       ...(paused && { paused }),
+      ...(pausedBare && { pausedBare }),
       seconds: (performance.now() - t0) / 1000,
     };
     return { pass, description: cluster.description };
