@@ -51,8 +51,8 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
   --tool-steps N       tool steps per throughput level and loop (default 400; quick 60)
   --steps-per-turn N   tool steps per turn (default 10)
   --lanes N            turns in flight at once (default 24; quick 8)
-  --gated N            gated steps per loop, two per turn (default 80; quick 8)
-  --sessions N         sessions (default 8; quick 3), --session-turns N turns each (default 5; quick 2)
+  --gated N            gated steps per loop, two per turn (default 320; quick 8)
+  --sessions N         sessions (default 16; quick 3), --session-turns N turns each (default 5; quick 2)
   --paused 500,1000    paused turns held at each point (default 500,1000,2000; quick 50,100)
   --order bare,tiller  which loop runs first in each pair of batches (default tiller,bare)
   --idle S             seconds of the idle window (default 10; quick 4)
@@ -96,8 +96,8 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
     toolSteps: num(values['tool-steps'], 400, 60),
     stepsPerTurn: num(values['steps-per-turn'], 10, 10),
     lanes: num(values.lanes, 24, 8),
-    gatedSteps: num(values.gated, 80, 8),
-    sessions: num(values.sessions, 8, 3),
+    gatedSteps: num(values.gated, 320, 8),
+    sessions: num(values.sessions, 16, 3),
     sessionTurns: num(values['session-turns'], 5, 2),
     paused: values.paused ?? (q ? '50,100' : '500,1000,2000'),
     order: values.order ?? 'tiller,bare',
