@@ -4,8 +4,8 @@
  * and what pausing them cost (statements, rows, WAL, CPU per service). A turn counts as paused once
  * visibility lists it as `TillerStatus = "awaiting_approval"`. The bare loop's turns (`baselineGated`: a
  * workflow that waits for an update after its model call, with no search attributes of its own) are held
- * the same way, before or after Tiller's as the batches are ordered, for what Temporal itself writes for a waiting workflow; one counts as paused
- * once its `state` query says it waits.
+ * the same way, before or after Tiller's as the batches are ordered: what Temporal itself keeps for a
+ * waiting workflow. One counts as paused once its `state` query says it waits.
  */
 import { GATED_AGENT } from '../bench/fixture';
 import { pool } from '../bench/stats';
