@@ -2,12 +2,11 @@
  * One model call of the turn: the activity, its record (`MODEL_CALLED` with usage and the calls it asked
  * for, under ids unique in the turn), and the limits that end a turn whose model keeps asking for tools.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import { TimeoutType } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { CallIds } from '../core/call-ids';
-import { describeFailure, FailureType } from '../core/failures';
-import { DEFAULT_MODEL_BUDGET } from '../core/model-retry';
-import type { AgentSpec, AssistantMessage, ModelResponse, ModelRetrySpec, OutputCheck } from '../core/spec';
+import { FailureType } from '../core/failures';
+import { describeModelFailure } from '../core/model-failure';
+import type { AgentSpec, AssistantMessage, ModelResponse, OutputCheck } from '../core/spec';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { acts, modelCallOptions } from './activities';
 import type { BatchCall } from './batch';
@@ -94,31 +93,6 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
         );
       },
     );
-}
-
-/**
- * Why a model call failed: the activity's own failure (typed, the server's message), or — its budget
- * spent while the server stayed away — that, with what the last attempt met.
- */
-function describeModelFailure(err: unknown, retry: ModelRetrySpec | undefined): string {
-  const timeout = err instanceof ActivityFailure ? err.cause : undefined;
-  if (!(timeout instanceof TimeoutFailure) || timeout.timeoutType !== TimeoutType.SCHEDULE_TO_CLOSE) {
-    return describeFailure(err);
-  }
-  const budget = retry?.budget ?? DEFAULT_MODEL_BUDGET;
-  // The SDK drops a timeout's cause (the last attempt's failure); the raw failure still has it.
-  const last = timeout.cause;
-  const raw = timeout.failure?.cause;
-  const met =
-    last instanceof ApplicationFailure
-      ? `${last.type ?? 'Error'}: ${last.message}`
-      : raw?.message
-        ? `${raw.applicationFailureInfo?.type ?? 'Error'}: ${raw.message}`
-        : undefined;
-  return (
-    `${FailureType.ModelUnavailable}: no answer within the model call's budget ` +
-    `(${typeof budget === 'number' ? `${budget} ms` : budget}, modelRetry.budget)${met ? `; the last attempt: ${met}` : ''}`
-  );
 }
 
 /** The model's response as the turn's next step: recorded, added to the conversation, its calls named uniquely. */
