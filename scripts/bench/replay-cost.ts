@@ -66,7 +66,7 @@ async function replayCost(
   file: string,
   runs: number,
   count: PromiseCount | undefined,
-  steps: number,
+  savedSteps: number | undefined,
 ): Promise<void> {
   const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
   const workflowId = `replay-${name}`;
@@ -91,6 +91,8 @@ async function replayCost(
   process.stdout.write(
     `${name.padEnd(9)} ${String(events).padStart(5)} events  CPU p50 ${p50(cpu).padStart(5)} ms  wall p50 ${p50(wall).padStart(5)} ms  (${runs} replays after one warm-up)\n`,
   );
+  // Histories saved before their steps were: about 12 events a tool step as an activity, 7 on the fast path.
+  const steps = savedSteps ?? Math.round(events / (name === 'fast' ? 7 : 12));
   if (count) process.stdout.write(count.report(runs + 1, steps));
 }
 
@@ -124,9 +126,7 @@ async function main(): Promise<void> {
     if (only.length && !only.includes(name)) continue;
     const file = path.join(dir, `${name}.json`);
     if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run bench -- --only ${set} first`);
-    // Histories saved before their steps were: about 12 events a tool step as an activity, 7 on the fast path.
-    const events = (JSON.parse(fs.readFileSync(file, 'utf8')) as { events?: unknown[] }).events?.length ?? 0;
-    await replayCost(name, code, file, runs, count, steps[name] ?? Math.round(events / (name === 'fast' ? 7 : 12)));
+    await replayCost(name, code, file, runs, count, steps[name]);
   }
 }
 

@@ -12,7 +12,7 @@ import { databasePassword, DB_USER } from '../cluster/database';
 import { CLUSTER_DIR, clusterUp, readState } from '../cluster/index';
 import { postgresHome } from '../cluster/postgres';
 import type { Cluster } from '../cluster/types';
-import { runBatch, type BatchResult, type DriveContext } from './batches';
+import { runBatch, type BatchResult, type DriveContext, type Loop } from './batches';
 import { measureIdle } from './measure';
 import type { CapacityModel } from './model';
 import type { CapacityOptions } from './options';
@@ -148,7 +148,7 @@ export async function runShardPass(
         perTurn: opts.sessionTurns,
       });
     // Paused turns held, in the batches' order: each loop's after the other's in the same database.
-    const held: Partial<Record<'tiller' | 'bare', PausedResult>> = {};
+    const held: Partial<Record<Loop, PausedResult>> = {};
     if (withPaused) for (const loop of opts.order) held[loop] = await runPaused(ctx, opts.paused, opts.lanes, loop);
     const { tiller: paused, bare: pausedBare } = held;
     const pass: ShardPass = {
