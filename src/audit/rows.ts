@@ -8,12 +8,12 @@
 import { argsDigest } from '../core/digest';
 import { RecordedDecision, TurnInput, TurnResult, type ToolCallRecord } from '../core/schemas';
 import type { DecideMessage, TurnHistory } from '../eval/history-decode';
-import { PATCH_AT_COST, PATCH_LEAN_TURN, PATCH_SALTED_ARGS_DIGEST } from '../workflows/patches';
+import { PATCH_SALTED_ARGS_DIGEST, VERSION_MARKERS } from '../workflows/patches';
 import { channelOf } from './channel';
 import type { AuditEntry } from './schemas';
 
-/** The patches whose runs salt their digests (`lean-turn` and `approvals-at-cost` stand for every earlier patch). */
-export const SALTED_PATCHES: readonly string[] = [PATCH_SALTED_ARGS_DIGEST, PATCH_LEAN_TURN, PATCH_AT_COST];
+/** The patches whose runs salt their digests (a version marker, from `lean-turn` on, stands for every earlier patch). */
+export const SALTED_PATCHES: readonly string[] = [PATCH_SALTED_ARGS_DIGEST, ...VERSION_MARKERS];
 
 /** What an audit row may carry: the arguments themselves only when asked for. */
 export interface RowOptions {

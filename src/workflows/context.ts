@@ -158,9 +158,8 @@ export class ContextWindow {
   }
 
   /**
-   * A model call (`run`); when the server refuses its prompt as too long, the server's count calibrates
-   * the estimate, the prompt is trimmed (to the low-water mark) and the call is asked once more. A
-   * second refusal fails the turn (`ContextExhausted`).
+   * A model call (`run`); when the server refuses its prompt as too long, `retryRefused`. The path of
+   * runs before PATCH_WINDOW_IN_MODEL_CALL: an async wrapper around every model call.
    */
   async call(agent: AgentSpec, window: ContextWindowSpec, run: () => Promise<ModelStep>): Promise<ModelStep> {
     try {
@@ -168,19 +167,33 @@ export class ContextWindow {
     } catch (err) {
       if (!(err instanceof TurnFailureError) || !err.refused || !this.recorder.version.has(PATCH_CONTEXT_REFUSED_RETRY))
         throw err;
-      const { promptTokens: counted, contextTokens } = err.refused;
-      const chars = this.pendingChars;
-      const estimate = promptTokens(this.conversation.all(), agent.tools, this.calibration, true);
-      // The server's count of this very prompt (or, when it gave none, more than the window holds).
-      const tokens = counted ?? Math.max(estimate, window.tokens) + 1;
-      this.calibration = usableCalibration({ tokens, chars }) ?? this.calibration;
-      const tokensOfServer = contextTokens !== undefined ? Math.min(contextTokens, window.tokens) : window.tokens;
-      await this.trim(agent, { ...window, tokens: tokensOfServer }, 'trim', {
-        ...(counted !== undefined && { promptTokens: counted }),
-      });
-      this.pendingChars = promptChars(this.conversation.all(), agent.tools);
-      return run();
+      return this.retryRefused(agent, window, err, run);
     }
+  }
+
+  /**
+   * The server refused the prompt as too long (`refused`): its count calibrates the estimate, the prompt
+   * is trimmed (to the low-water mark) and the call is asked once more (`run`, which does not retry). A
+   * second refusal fails the turn (`ContextExhausted`).
+   */
+  async retryRefused(
+    agent: AgentSpec,
+    window: ContextWindowSpec,
+    refused: TurnFailureError,
+    run: () => Promise<ModelStep>,
+  ): Promise<ModelStep> {
+    const { promptTokens: counted, contextTokens } = refused.refused ?? {};
+    const chars = this.pendingChars;
+    const estimate = promptTokens(this.conversation.all(), agent.tools, this.calibration, true);
+    // The server's count of this very prompt (or, when it gave none, more than the window holds).
+    const tokens = counted ?? Math.max(estimate, window.tokens) + 1;
+    this.calibration = usableCalibration({ tokens, chars }) ?? this.calibration;
+    const tokensOfServer = contextTokens !== undefined ? Math.min(contextTokens, window.tokens) : window.tokens;
+    await this.trim(agent, { ...window, tokens: tokensOfServer }, 'trim', {
+      ...(counted !== undefined && { promptTokens: counted }),
+    });
+    this.pendingChars = promptChars(this.conversation.all(), agent.tools);
+    return run();
   }
 
   /** After a model call: the provider's count of its prompt calibrates the next estimate (never an estimate). */

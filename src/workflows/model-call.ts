@@ -59,6 +59,11 @@ export interface ModelTurn {
   recorder: TurnRecorder;
   conversation: TurnConversation;
   ids: CallIds;
+  /**
+   * The server refused the prompt as too long: what to do instead of failing the turn (the context
+   * window trims and asks once more; PATCH_WINDOW_IN_MODEL_CALL). Only that refusal reaches it.
+   */
+  retryRefused?: (refused: TurnFailureError) => Promise<ModelStep>;
 }
 
 export interface ModelStep {
@@ -87,10 +92,9 @@ export function callModel(turn: ModelTurn, call: number): Promise<ModelStep> {
       (response) => takeResponse(turn, call, response),
       (err: unknown) => {
         if (isCancellation(err)) throw err;
-        throw (
-          refusedPrompt(err, call, recorder.version) ??
-          new TurnFailureError(`model call ${call} failed: ${describeModelFailure(err, retry)}`)
-        );
+        const refused = refusedPrompt(err, call, recorder.version);
+        if (refused && turn.retryRefused) return turn.retryRefused(refused);
+        throw refused ?? new TurnFailureError(`model call ${call} failed: ${describeModelFailure(err, retry)}`);
       },
     );
 }

@@ -164,3 +164,14 @@ export type PatchBeforeLean =
  * does not upsert them again.
  */
 export const PATCH_AT_COST = 'approvals-at-cost';
+
+/**
+ * Issue 36: a run started on this version records this one marker at its start instead of
+ * PATCH_AT_COST's, and takes that path with one change. An agent with a `contextWindow` retries a prompt
+ * the server refused as too long from the model call's own rejection handler (`callModel`), not from an
+ * async wrapper around every model call: two promises a step fewer, and the same commands.
+ */
+export const PATCH_WINDOW_IN_MODEL_CALL = 'window-in-model-call';
+
+/** The markers a run records at its start for its whole version, oldest first (each takes every earlier patch's path). */
+export const VERSION_MARKERS = [PATCH_LEAN_TURN, PATCH_AT_COST, PATCH_WINDOW_IN_MODEL_CALL] as const;

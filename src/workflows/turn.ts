@@ -122,7 +122,16 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
         const room = agent.contextWindow;
         const fitting = room && context.fit(agent, room);
         if (fitting) await fitting;
-        step = await guards.beside(room ? context.call(agent, room, ask) : ask());
+        // With a window, a prompt the server refuses as too long is trimmed and asked once more: from the
+        // model call's rejection handler (no wrapper promise a step), or, in runs from before, by `call`.
+        let asking: Promise<ModelStep>;
+        if (!room) asking = ask();
+        else if (!version.windowInModelCall) asking = context.call(agent, room, ask);
+        else {
+          const retryRefused = (refused: TurnFailureError) => context.retryRefused(agent, room, refused, ask);
+          asking = callModel({ agent, recorder, conversation, ids, retryRefused }, call);
+        }
+        step = await guards.beside(asking);
         if (agent.contextWindow) context.observed();
         if (step.calls.length === 0) {
           const plain = !agent.output && !agent.answerGate && !agent.hooks.approveAnswer;

@@ -67,7 +67,7 @@ test('a prompt the server refuses as too long is trimmed to its count and asked 
     if (refused.type === 'CONTEXT_TRIMMED') expect(refused.refused!.promptTokens).toBeGreaterThan(LIMIT);
     // One model call recorded: the refused request is not a call the model answered.
     expect(states[refusedAt]!.events.filter((e) => e.type === 'MODEL_CALLED')).toHaveLength(1);
-    await recordFixture(h.client, turnIds[refusedAt]!, 'context-refused-retry');
+    await recordFixture(h.client, turnIds[refusedAt]!, 'context-refused-in-call');
   });
   const sizes = h.model.requests.map((r) => countPromptTokens(r.body));
   const refusals = sizes.filter((n) => n > LIMIT).length;

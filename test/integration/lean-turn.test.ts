@@ -1,23 +1,24 @@
 /**
  * Issue 36: approvals and sessions at the cost of bare Temporal. A turn's run started on this version
- * records one patch marker (`approvals-at-cost`) for every earlier patch, starts (`startTurn`) and
+ * records one patch marker (`window-in-model-call`) for every earlier patch, starts (`startTurn`) and
  * previews (`previewTool`) in local activities, previews only a tool that has a preview (the model call
  * checked a gated call's arguments otherwise), does not set the search attributes its client started it
- * with, fits its context window without a promise when nothing is to be trimmed, and — in a session —
+ * with, fits its context window without a promise when nothing is to be trimmed (and retries a refused
+ * prompt from the model call, not a wrapper around every call), and — in a session —
  * tells its session only what it waits for. What a client reads is the same: the state, the pending
  * approvals and their previews, the session's current turn.
  *
- * Fixtures (TILLER_RECORD_FIXTURES=1): at-cost-gated, at-cost-gated-preview, at-cost-session with its
- * two turns, at-cost-context-window. The lean-* fixtures were recorded on
- * the first lean version (one `lean-turn` marker); they and every other fixture replay on their own
- * path: test/unit/replay.test.ts.
+ * Fixtures (TILLER_RECORD_FIXTURES=1): in-call-gated, in-call-gated-preview, in-call-session with its
+ * two turns, in-call-context-window. The lean-* fixtures were recorded on the first lean version (one
+ * `lean-turn` marker), the at-cost-* ones on the next (`approvals-at-cost`); they and every other
+ * fixture replay on their own path: test/unit/replay.test.ts.
  */
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
 import { WORKFLOW_TYPE_TURN } from '../../src/core/contract';
 import { defineTool } from '../../src/tools/define';
-import { PATCH_AT_COST } from '../../src/workflows/patches';
+import { PATCH_WINDOW_IN_MODEL_CALL } from '../../src/workflows/patches';
 import { recordFixture } from '../support/fixtures';
 import { createHarness, waitForState, type Harness } from '../support/harness';
 import { forcedWorkflowTasks, localActivity, patchIds } from '../support/history';
@@ -111,15 +112,15 @@ test('a gated turn with previews: one patch marker, start and previews local, on
     }
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'done' });
   });
-  await recordFixture(h.client, turnId, 'at-cost-gated-preview');
+  await recordFixture(h.client, turnId, 'in-call-gated-preview');
   const events = await history(turnId);
-  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
+  expect(patchIds(events)).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
   expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'runTool', 'callModel']);
   expect(locals(events)).toEqual(['startTurn', 'previewTool', 'previewTool']);
   // Core's one for the patch, then one per change of status or of what waits; none for the start (the
   // client started the turn with the search attributes of a running turn).
   expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
-    [PATCH_AT_COST],
+    [PATCH_WINDOW_IN_MODEL_CALL],
     'awaiting_approval',
     'running',
     'awaiting_approval',
@@ -153,13 +154,13 @@ test('a gated tool without a preview: its model call checks the arguments, nothi
       .query<{ messages: { role: string; content?: string }[] }, [unknown]>('conversation', { count: 100 });
     return [await h.tiller.state(turnId), conversation.messages] as const;
   });
-  await recordFixture(h.client, turnId, 'at-cost-gated');
+  await recordFixture(h.client, turnId, 'in-call-gated');
   const events = await history(turnId);
-  expect(patchIds(events)).toEqual([PATCH_AT_COST]);
+  expect(patchIds(events)).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
   expect(locals(events)).toEqual(['startTurn']);
   expect(scheduled(events)).toEqual(['callModel', 'runTool', 'callModel', 'callModel']);
   expect(upserts(events).map((u) => u.TemporalChangeVersion ?? u.TillerStatus)).toEqual([
-    [PATCH_AT_COST],
+    [PATCH_WINDOW_IN_MODEL_CALL],
     'awaiting_approval',
     'running',
     'completed',
@@ -208,16 +209,16 @@ test('a session turn tells its session only what it waits for; the session shows
     }, 'the session idle again');
     return [first, second, idle] as const;
   });
-  await recordFixture(h.client, sessionId, 'at-cost-session');
-  await recordFixture(h.client, plain, 'at-cost-session-turn-1');
-  await recordFixture(h.client, gated, 'at-cost-session-turn-2');
-  expect(patchIds(await history(plain))).toEqual([PATCH_AT_COST]);
-  expect(patchIds(await history(gated))).toEqual([PATCH_AT_COST]);
+  await recordFixture(h.client, sessionId, 'in-call-session');
+  await recordFixture(h.client, plain, 'in-call-session-turn-1');
+  await recordFixture(h.client, gated, 'in-call-session-turn-2');
+  expect(patchIds(await history(plain))).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
+  expect(patchIds(await history(gated))).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
   // The session (started with TillerSession) started its turns as running: they set only what changed.
   const statuses = async (turnId: string) =>
     upserts(await history(turnId)).map((u) => u.TemporalChangeVersion ?? u.TillerStatus);
-  expect(await statuses(plain)).toEqual([[PATCH_AT_COST], 'completed']);
-  expect(await statuses(gated)).toEqual([[PATCH_AT_COST], 'awaiting_approval', 'running', 'completed']);
+  expect(await statuses(plain)).toEqual([[PATCH_WINDOW_IN_MODEL_CALL], 'completed']);
+  expect(await statuses(gated)).toEqual([[PATCH_WINDOW_IN_MODEL_CALL], 'awaiting_approval', 'running', 'completed']);
   expect(state.turns.map((t) => [t.turnId, t.status, t.output])).toEqual([
     [plain, 'completed', 'hello'],
     [gated, 'completed', 'touched'],
@@ -249,11 +250,11 @@ test('a context window: nothing to trim costs no command; a trim is recorded as 
     expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed', output: 'ok' });
     return h.tiller.state(turnId);
   });
-  await recordFixture(h.client, turnId, 'at-cost-context-window');
+  await recordFixture(h.client, turnId, 'in-call-context-window');
   const trims = state.events.filter((e) => e.type === 'CONTEXT_TRIMMED');
   expect(trims).toHaveLength(1);
   expect(state.events.findIndex((e) => e.type === 'CONTEXT_TRIMMED')).toBeLessThan(
     state.events.findIndex((e) => e.type === 'MODEL_CALLED'),
   );
-  expect(patchIds(await history(turnId))).toEqual([PATCH_AT_COST]);
+  expect(patchIds(await history(turnId))).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
 });

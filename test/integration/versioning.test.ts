@@ -8,7 +8,7 @@ import { useHarness, waitForState, awaitingApproval } from '../support/harness';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import type { TurnState } from '../../src/core/state';
-import { PATCH_AT_COST } from '../../src/workflows/patches';
+import { PATCH_WINDOW_IN_MODEL_CALL } from '../../src/workflows/patches';
 import { patchIds } from '../support/history';
 
 const V010 = { codePath: path.resolve(__dirname, '../fixtures/bundles/workflows-v0.1.0.js') };
@@ -81,8 +81,8 @@ test('the same call on the current code is validated before a human is asked (be
     error: expect.stringMatching(/^invalid arguments for touch: n:/),
   });
   const history = await h.client.workflow.getHandle(turnId).fetchHistory();
-  // One marker: an at-cost run takes every earlier patch (validate-args-before-approval among them) without its own.
-  expect(patchIds(history.events ?? [])).toEqual([PATCH_AT_COST]);
+  // One marker: a run of the current version takes every earlier patch (validate-args-before-approval among them) without its own.
+  expect(patchIds(history.events ?? [])).toEqual([PATCH_WINDOW_IN_MODEL_CALL]);
 });
 
 test('on 0.1.0 the same invalid call would have reached a human (the change is real)', async () => {
