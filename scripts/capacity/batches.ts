@@ -2,13 +2,14 @@
  * The work the capacity run measures, on Tiller and on the bare Temporal loop side by side: tool steps
  * (turns of S instant tool steps), gated steps (each waits for approval; a client reads the turn's
  * summary — as an inbox does before a decision — and decides with the `decide` update), and session
- * turns (`send` into a session, one tool step each). Each batch runs in `lanes` concurrent lanes inside
- * one measured window; its histories are read after the window.
+ * turns (`send` into a session, one tool step each). A piece of a batch runs in `lanes` concurrent
+ * lanes inside one measured window; its histories are read after the window. A batch is its pieces
+ * together, interleaved with the other loop's (./rounds.ts).
  */
 import type { Client } from '@temporalio/client';
 import type { TillerClient } from '../../src/client';
 import { AGENT, callId, GATED_AGENT } from '../bench/fixture';
-import { gaps, pool, roundSummary, summarize, type Summary } from '../bench/stats';
+import { gaps, pool, type Summary } from '../bench/stats';
 import { histories, type HistoryTotals } from './history';
 import { measured, type Probe } from './measure';
 import type { CapacityModel } from './model';
@@ -35,7 +36,12 @@ export interface BatchResult {
   sampledUnits: number;
   /** Queries a gated batch sent to find each wait (summary / the bare loop's state). */
   queries?: number;
+  /** Measured windows the batch ran in, interleaved with the other loop's (absent in older runs: one). */
+  pieces?: number;
 }
+
+/** One measured window of a batch: its figures, and the step times it saw (./rounds.ts joins pieces). */
+export type Piece = Omit<BatchResult, 'stepMs' | 'perSecond' | 'pieces'> & { stepTimes: number[] };
 
 export interface DriveContext {
   probe: Probe;
@@ -46,9 +52,6 @@ export interface DriveContext {
   workers: number;
   log: (line: string) => void;
 }
-
-/** Histories of this many turns per batch: enough for a mean, not a window of its own. */
-const SAMPLE_TURNS = 12;
 
 let seq = 0;
 const newKey = (label: string) => `cap-${label}-${Date.now().toString(36)}-${seq++}`;
@@ -97,9 +100,11 @@ export interface BatchOptions {
   units: number;
   /** Units per turn (tool and gated steps) or turns per session. */
   perTurn: number;
+  /** Turns (sessions) whose histories are read after the window. */
+  sampleTurns: number;
 }
 
-export async function runBatch(ctx: DriveContext, o: BatchOptions): Promise<BatchResult> {
+export async function runPiece(ctx: DriveContext, o: BatchOptions): Promise<Piece> {
   const turns = Math.max(1, Math.ceil(o.units / o.perTurn));
   const keys = Array.from({ length: turns }, () => newKey(`${o.loop}-${o.kind}`));
   const workflowIds = new Map<string, string[]>();
@@ -158,7 +163,7 @@ export async function runBatch(ctx: DriveContext, o: BatchOptions): Promise<Batc
       ctx.model.requests.delete(id);
     }
   }
-  const sample = keys.slice(0, SAMPLE_TURNS);
+  const sample = keys.slice(0, o.sampleTurns);
   const history = await histories(
     client(ctx),
     sample.flatMap((k) => workflowIds.get(k) ?? []),
@@ -171,8 +176,7 @@ export async function runBatch(ctx: DriveContext, o: BatchOptions): Promise<Batc
     units,
     turns,
     seconds,
-    perSecond: units / seconds,
-    stepMs: roundSummary(summarize(stepTimes)),
+    stepTimes,
     cost,
     history,
     sampledUnits: sample.length * o.perTurn,

@@ -27,10 +27,12 @@ export const CapacityOptions = z.object({
   sessionTurns: z.number().int().positive(),
   /** Paused turns held at each point (on the first shard value). */
   paused: List,
-  /** Which loop runs first in each pair of batches (the other follows on the same warm cluster). */
+  /** Which loop runs first; the pieces then alternate (./rounds.ts). */
   order: z
     .enum(['tiller,bare', 'bare,tiller'])
     .transform((o) => o.split(',') as ['tiller' | 'bare', 'tiller' | 'bare']),
+  /** Measured windows per batch, the loops taking turns A B, B A … (./rounds.ts). */
+  pieces: z.number().int().positive(),
   /** Seconds of the idle window (what the cluster does with nothing running). */
   idleSeconds: z.number().positive(),
   resultBytes: z.number().int().min(0),
@@ -48,13 +50,16 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
   --quick              CI's size (~3 min): one shard value, small batches, written to test-artifacts/capacity/
   --shards 4,64        numHistoryShards values, a fresh cluster and database each (quick: 4)
   --workers 1,2,3      Tiller worker processes per throughput level (default 1,2,3)
-  --tool-steps N       tool steps per throughput level and loop (default 400; quick 60)
+  --tool-steps N       tool steps per throughput level and loop (default 480; quick 60)
   --steps-per-turn N   tool steps per turn (default 10)
   --lanes N            turns in flight at once (default 24; quick 8)
   --gated N            gated steps per loop, two per turn (default 320; quick 8)
-  --sessions N         sessions (default 16; quick 3), --session-turns N turns each (default 5; quick 2)
+  --sessions N         sessions (default 32; quick 4), --session-turns N turns each (default 5; quick 2);
+                       a piece's sessions run at once
   --paused 500,1000    paused turns held at each point (default 500,1000,2000; quick 50,100)
-  --order bare,tiller  which loop runs first in each pair of batches (default tiller,bare)
+  --pieces N           measured windows per batch, the loops taking turns: A B, B A … (default 2), so a
+                       drift in the machine's speed falls on both loops alike
+  --order bare,tiller  which loop runs first (default tiller,bare)
   --idle S             seconds of the idle window (default 10; quick 4)
   --port P             the cluster's frontend port (default 17233: clear of a cluster on 7233)
   --out DIR            where CAPACITY.md and capacity-results.json go (default: the repository root;
@@ -78,6 +83,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
       paused: { type: 'string' },
       idle: { type: 'string' },
       order: { type: 'string' },
+      pieces: { type: 'string' },
       'result-bytes': { type: 'string' },
       port: { type: 'string' },
       out: { type: 'string' },
@@ -93,14 +99,15 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
     quick: q,
     shards: values.shards ?? (q ? '4' : '4,64'),
     workers: values.workers ?? '1,2,3',
-    toolSteps: num(values['tool-steps'], 400, 60),
+    toolSteps: num(values['tool-steps'], 480, 60),
     stepsPerTurn: num(values['steps-per-turn'], 10, 10),
     lanes: num(values.lanes, 24, 8),
     gatedSteps: num(values.gated, 320, 8),
-    sessions: num(values.sessions, 16, 3),
+    sessions: num(values.sessions, 32, 4),
     sessionTurns: num(values['session-turns'], 5, 2),
     paused: values.paused ?? (q ? '50,100' : '500,1000,2000'),
     order: values.order ?? 'tiller,bare',
+    pieces: num(values.pieces, 2, 2),
     idleSeconds: num(values.idle, 10, 4),
     resultBytes: num(values['result-bytes'], 200, 200),
     port: num(values.port, 17233, 17233),

@@ -5,11 +5,13 @@ import type { ShardPass } from './run';
 
 export interface CapacityResults {
   machine: MachineInfo;
-  settings: Omit<CapacityOptions, 'argv' | 'renderOnly' | 'order'> & {
+  settings: Omit<CapacityOptions, 'argv' | 'renderOnly' | 'order' | 'pieces'> & {
     argv?: undefined;
     renderOnly?: undefined;
     /** Absent in runs from before `--order` (they ran Tiller first). */
     order?: CapacityOptions['order'];
+    /** Absent in runs from before `--pieces` (each batch was one window, one loop's after the other's). */
+    pieces?: number;
   };
   /** What runs the server (the cluster's own description). */
   cluster: string;

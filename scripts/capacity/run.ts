@@ -12,11 +12,12 @@ import { databasePassword, DB_USER } from '../cluster/database';
 import { CLUSTER_DIR, clusterUp, readState } from '../cluster/index';
 import { postgresHome } from '../cluster/postgres';
 import type { Cluster } from '../cluster/types';
-import { runBatch, type BatchResult, type DriveContext, type Loop } from './batches';
+import { runPiece, type BatchResult, type DriveContext, type Loop } from './batches';
 import { measureIdle } from './measure';
 import type { CapacityModel } from './model';
 import type { CapacityOptions } from './options';
 import { runPaused, type PausedResult } from './paused';
+import { runPair, type PairOptions } from './rounds';
 import { enableStatements, type Delta } from './probe';
 
 export interface ShardPass {
@@ -95,23 +96,29 @@ export async function runShardPass(
       log,
     };
     const batches: BatchResult[] = [];
-    const batch = async (o: Parameters<typeof runBatch>[1]) => {
-      const r = await runBatch(ctx, o);
-      log(
-        `${shards} shards, ${r.workers} workers: ${r.loop} ${r.kind} ${r.units} in ${r.seconds.toFixed(1)} s (${r.perSecond.toFixed(1)}/s, p50 ${r.stepMs.p50} ms), ${(r.cost.rowsWritten / r.units).toFixed(1)} rows and ${(r.cost.walBytes / r.units / 1024).toFixed(1)} KiB WAL each`,
+    // Both loops' batches, interleaved in pieces (./rounds.ts).
+    const pair = async (o: Omit<PairOptions, 'pieces'>) => {
+      const joined = await runPair(ctx, opts.order, { ...o, pieces: opts.pieces }, (p, i) =>
+        log(`  piece ${i + 1}: ${p.loop} ${p.kind} ${p.units} in ${p.seconds.toFixed(1)} s`),
       );
-      batches.push(r);
+      for (const r of joined) {
+        log(
+          `${shards} shards, ${r.workers} workers: ${r.loop} ${r.kind} ${r.units} in ${r.seconds.toFixed(1)} s (${r.perSecond.toFixed(1)}/s, p50 ${r.stepMs.p50} ms), ${(r.cost.rowsWritten / r.units).toFixed(1)} rows and ${(r.cost.walBytes / r.units / 1024).toFixed(1)} KiB WAL each`,
+        );
+        batches.push(r);
+      }
     };
     // Warm-up (not recorded): JIT, connections, the workers' caches; again after every change of the
     // worker count (new pollers, turns whose sticky worker stopped), so no measured batch pays for it.
     const warmUp = async () => {
       for (const loop of opts.order)
-        await runBatch(ctx, {
+        await runPiece(ctx, {
           loop,
           kind: 'tool',
           lanes: ctx.workers * 2,
           units: opts.stepsPerTurn * ctx.workers * 2,
           perTurn: opts.stepsPerTurn,
+          sampleTurns: 0,
         });
     };
     await warmUp();
@@ -123,30 +130,21 @@ export async function runShardPass(
       await setWorkers(cluster, workers, maxWorkers);
       ctx.workers = workers;
       await warmUp();
-      for (const loop of opts.order)
-        await batch({ loop, kind: 'tool', lanes: opts.lanes, units: opts.toolSteps, perTurn: opts.stepsPerTurn });
+      await pair({ kind: 'tool', lanes: opts.lanes, units: opts.toolSteps, perTurn: opts.stepsPerTurn });
     }
     if (ctx.workers !== maxWorkers) {
       await setWorkers(cluster, maxWorkers, maxWorkers);
       ctx.workers = maxWorkers;
       await warmUp();
     }
-    for (const loop of opts.order)
-      await batch({
-        loop,
-        kind: 'gated',
-        lanes: Math.min(opts.lanes, opts.gatedSteps / 2),
-        units: opts.gatedSteps,
-        perTurn: 2,
-      });
-    for (const loop of opts.order)
-      await batch({
-        loop,
-        kind: 'session',
-        lanes: opts.sessions,
-        units: opts.sessions * opts.sessionTurns,
-        perTurn: opts.sessionTurns,
-      });
+    await pair({ kind: 'gated', lanes: Math.min(opts.lanes, opts.gatedSteps / 2), units: opts.gatedSteps, perTurn: 2 });
+    // A piece's sessions all run at once: the batch's concurrency is its sessions over its pieces.
+    await pair({
+      kind: 'session',
+      lanes: Math.ceil(opts.sessions / opts.pieces),
+      units: opts.sessions * opts.sessionTurns,
+      perTurn: opts.sessionTurns,
+    });
     // Paused turns held, in the batches' order: each loop's after the other's in the same database.
     const held: Partial<Record<Loop, PausedResult>> = {};
     if (withPaused) for (const loop of opts.order) held[loop] = await runPaused(ctx, opts.paused, opts.lanes, loop);
