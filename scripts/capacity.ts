@@ -15,7 +15,7 @@ import { QUIET_BUNDLE_LOGGER, quietRuntime } from './bench/env';
 import { cpuShare, cpuTicks, load, machineInfo, uptime } from './bench/machine';
 import { CLUSTER_DIR } from './cluster/index';
 import { startCapacityModel } from './capacity/model';
-import { HELP, parseOptions } from './capacity/options';
+import { HELP, OptionsError, parseOptions } from './capacity/options';
 import { renderCapacity } from './capacity/render';
 import type { CapacityResults } from './capacity/results';
 import { runShardPass } from './capacity/run';
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    log(err instanceof OptionsError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.exit(1);
   },
 );

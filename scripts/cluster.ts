@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { attachCluster, CLUSTER_DIR, clusterUp, readState } from './cluster/index';
+import { frontendPortRange } from './cluster/ports';
 import { postgresHome } from './cluster/postgres';
 import { revokeToken, ROLES, SubjectName, type Role } from './cluster/security';
 
@@ -19,7 +20,10 @@ function count(value: string): number {
 
 function port(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1024 || n > 60000) throw new InvalidArgumentError('a port from 1024 to 60000');
+  const { min, max } = frontendPortRange();
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new InvalidArgumentError(`a port from ${min} to ${max} (every other port of the cluster is offset from it)`);
+  }
   return n;
 }
 

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ROOT } from '../cluster/compose';
+import { frontendPortRange } from '../cluster/ports';
+
+const PORTS = frontendPortRange();
 
 const List = z
   .string()
@@ -37,7 +40,11 @@ export const CapacityOptions = z.object({
   idleSeconds: z.number().positive(),
   resultBytes: z.number().int().min(0),
   /** The frontend's port; every other port of the cluster shifts with it. */
-  port: z.number().int().min(1024).max(60000),
+  port: z
+    .number()
+    .int()
+    .min(PORTS.min)
+    .max(PORTS.max, `the frontend's port is at most ${PORTS.max}: the cluster's PostgreSQL listens 48199 above it`),
   outDir: z.string(),
   /** Only render DIR/CAPACITY.md again from DIR/capacity-results.json. */
   renderOnly: z.boolean(),
@@ -61,7 +68,8 @@ export const HELP = `npm run capacity [-- options]: what a step costs the produc
                        drift in the machine's speed falls on both loops alike
   --order bare,tiller  which loop runs first (default tiller,bare)
   --idle S             seconds of the idle window (default 10; quick 4)
-  --port P             the cluster's frontend port (default 17233: clear of a cluster on 7233)
+  --port P             the cluster's frontend port, ${PORTS.min}–${PORTS.max} (default 17233: clear of a cluster
+                       on 7233; every other port shifts with it)
   --out DIR            where CAPACITY.md and capacity-results.json go (default: the repository root;
                        test-artifacts/capacity/ for --quick)
   --render-only        render DIR/CAPACITY.md again from DIR/capacity-results.json`;
@@ -95,7 +103,7 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
   const q = values.quick === true;
   const num = (v: string | undefined, full: number, quick: number) =>
     v === undefined ? (q ? quick : full) : Number(v);
-  return CapacityOptions.parse({
+  const parsed = CapacityOptions.safeParse({
     quick: q,
     shards: values.shards ?? (q ? '4' : '4,64'),
     workers: values.workers ?? '1,2,3',
@@ -115,4 +123,14 @@ export function parseOptions(argv: string[]): CapacityOptions | 'help' {
     renderOnly: values['render-only'] === true,
     argv,
   });
+  if (parsed.success) return parsed.data;
+  throw new OptionsError(parsed.error.issues.map((i) => `--${flagOf(i.path[0])}: ${i.message}`).join('; '));
 }
+
+/** A command line `npm run capacity` cannot run: said in one line, without a stack. */
+export class OptionsError extends Error {}
+
+/** The flag of an option's field: `toolSteps` is `--tool-steps`, `gatedSteps` `--gated`. */
+const SHORT: Record<string, string> = { gatedSteps: 'gated', idleSeconds: 'idle', outDir: 'out' };
+const flagOf = (field: PropertyKey | undefined) =>
+  SHORT[String(field)] ?? String(field).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -25,3 +25,22 @@ export function clusterPorts(frontend = 7233) {
     workerMetrics: (i: number) => 9464 + d + i,
   };
 }
+
+/**
+ * The frontend ports at which every port of the cluster is one a user may bind (1024–65535): PostgreSQL's
+ * is the highest (55432 + offset), membership's the lowest (6933 + offset). Outside it the port check
+ * itself would fail on a port that cannot exist.
+ */
+export function frontendPortRange(): { min: number; max: number } {
+  const p = clusterPorts(7233);
+  const all = [
+    ...Object.values(p.grpc),
+    ...Object.values(p.membership),
+    ...Object.values(p.metrics),
+    p.frontendHttp,
+    p.postgres,
+    p.gateway,
+    p.workerMetrics(1),
+  ];
+  return { min: 7233 + 1024 - Math.min(...all), max: 7233 + 65535 - Math.max(...all) };
+}

@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import { clusterPorts } from '../../scripts/cluster/index';
+import { frontendPortRange } from '../../scripts/cluster/ports';
 import { assertClusterPortsFree, clusterPortList, portIsFree } from '../../scripts/cluster/port-check';
 
 const opts = { workers: 2, gateway: true, ui: true };
@@ -61,4 +62,16 @@ test('a taken internal port (history membership) is named too; all free passes',
     squatter.close();
   }
   await expect(assertClusterPortsFree(frontend, opts, clusterPorts, [])).resolves.toBeUndefined();
+});
+
+test('the frontend ports offered are those at which every cluster port can exist (issue: --port 27233 crashed the port check)', () => {
+  const { min, max } = frontendPortRange();
+  expect({ min, max }).toEqual({ min: 1324, max: 17336 });
+  const ports = (frontend: number) => clusterPortList(frontend, opts, clusterPorts).map((p) => p.port);
+  for (const frontend of [min, max]) {
+    expect(Math.min(...ports(frontend))).toBeGreaterThanOrEqual(1024);
+    expect(Math.max(...ports(frontend))).toBeLessThanOrEqual(65535);
+  }
+  expect(Math.max(...ports(max + 1))).toBeGreaterThan(65535);
+  expect(Math.min(...ports(min - 1))).toBeLessThan(1024);
 });
