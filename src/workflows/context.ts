@@ -24,8 +24,7 @@ import type { TurnResult } from '../core/schemas';
 import type { AgentSpec, ContextWindowSpec } from '../core/spec';
 import { acts, modelOptions } from './activities';
 import type { TurnConversation } from './conversation';
-import type { ModelStep } from './model-call';
-import { TurnFailureError } from './model-call';
+import { callModel, TurnFailureError, type ModelStep, type ModelTurn } from './model-call';
 import {
   PATCH_CALIBRATION_BOUNDS,
   PATCH_CONTEXT_LOW_WATER,
@@ -158,10 +157,21 @@ export class ContextWindow {
   }
 
   /**
-   * A model call (`run`); when the server refuses its prompt as too long, `retryRefused`. The path of
-   * runs before PATCH_WINDOW_IN_MODEL_CALL: an async wrapper around every model call.
+   * The step's model call. With a window, a prompt the server refuses as too long is trimmed and asked
+   * once more: from the model call's rejection handler (no promise of its own a step), or, in runs from
+   * before PATCH_WINDOW_IN_MODEL_CALL, by the `call` wrapper.
    */
-  async call(agent: AgentSpec, window: ContextWindowSpec, run: () => Promise<ModelStep>): Promise<ModelStep> {
+  ask(turn: ModelTurn, call: number): Promise<ModelStep> {
+    const ask = () => callModel(turn, call);
+    const room = turn.agent.contextWindow;
+    if (!room) return ask();
+    if (!this.recorder.version.windowInModelCall) return this.call(turn.agent, room, ask);
+    const retryRefused = (refused: TurnFailureError) => this.retryRefused(turn.agent, room, refused, ask);
+    return callModel({ ...turn, retryRefused }, call);
+  }
+
+  /** A model call (`run`); when the server refuses its prompt as too long, `retryRefused`. */
+  private async call(agent: AgentSpec, window: ContextWindowSpec, run: () => Promise<ModelStep>): Promise<ModelStep> {
     try {
       return await run();
     } catch (err) {
@@ -176,7 +186,7 @@ export class ContextWindow {
    * is trimmed (to the low-water mark) and the call is asked once more (`run`, which does not retry). A
    * second refusal fails the turn (`ContextExhausted`).
    */
-  async retryRefused(
+  private async retryRefused(
     agent: AgentSpec,
     window: ContextWindowSpec,
     refused: TurnFailureError,

@@ -30,7 +30,7 @@ import { TurnRecorder } from './recorder';
 import { SubAgents } from './subagents';
 import { ToolBatch } from './batch';
 import { RunBudget, type TurnCarry } from './carry';
-import { callModel, checkAnswerLimits, checkLimits, TurnFailureError, type ModelStep } from './model-call';
+import { checkAnswerLimits, checkLimits, TurnFailureError, type ModelStep } from './model-call';
 import { ContextWindow } from './context';
 import { TurnGuardrails } from './guardrails';
 import { handOff, planHandoff } from './handoffs';
@@ -118,20 +118,10 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     for (let call = carried?.call ?? 1; ; call++) {
       if (!step) {
         if (budget.due() && version.has(PATCH_TURN_CONTINUE_AS_NEW)) await budget.continueWith(input, carry(call));
-        const ask = () => callModel({ agent, recorder, conversation, ids }, call);
         const room = agent.contextWindow;
         const fitting = room && context.fit(agent, room);
         if (fitting) await fitting;
-        // With a window, a prompt the server refuses as too long is trimmed and asked once more: from the
-        // model call's rejection handler (no wrapper promise a step), or, in runs from before, by `call`.
-        let asking: Promise<ModelStep>;
-        if (!room) asking = ask();
-        else if (!version.windowInModelCall) asking = context.call(agent, room, ask);
-        else {
-          const retryRefused = (refused: TurnFailureError) => context.retryRefused(agent, room, refused, ask);
-          asking = callModel({ agent, recorder, conversation, ids, retryRefused }, call);
-        }
-        step = await guards.beside(asking);
+        step = await guards.beside(context.ask({ agent, recorder, conversation, ids }, call));
         if (agent.contextWindow) context.observed();
         if (step.calls.length === 0) {
           const plain = !agent.output && !agent.answerGate && !agent.hooks.approveAnswer;
