@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { IDLE_CONNECTION_MS } from '../../src/testing/idle-connection';
 
 export const STREAMS = path.resolve(__dirname, '../fixtures/model-streams');
 
@@ -28,7 +29,8 @@ export async function startRecordedModel(): Promise<RecordedModel> {
   let bodies: string[] = [];
   let served = 0;
   const requests: Record<string, unknown>[] = [];
-  const server = http.createServer((req, res) => {
+  // Idle connections outlive the client's pool, as the scripted model's do (see IDLE_CONNECTION_MS).
+  const server = http.createServer({ keepAliveTimeout: IDLE_CONNECTION_MS }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

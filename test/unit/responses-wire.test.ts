@@ -19,6 +19,7 @@ import type { RawAnswer } from '../../src/activities/model/answer';
 import type { Prompt } from '../../src/activities/model/prompt';
 import { respond, responsesParams } from '../../src/activities/model/responses';
 import { BOUNDS } from '../../src/core/bounds';
+import { IDLE_CONNECTION_MS } from '../../src/testing/idle-connection';
 import type { ChatMessage, ModelResponse } from '../../src/core/spec';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/model-streams/hand-written/responses');
@@ -39,7 +40,7 @@ let served = 0;
 const requests: Record<string, any>[] = [];
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  server = http.createServer({ keepAliveTimeout: IDLE_CONNECTION_MS }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

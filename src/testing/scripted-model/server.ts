@@ -6,6 +6,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { IDLE_CONNECTION_MS } from '../idle-connection';
 import type { ScriptedModel, ScriptedModelOptions } from './api';
 import { handleCompletion, type ServerState } from './chat-completions';
 import { errorBody, sendJson } from './respond';
@@ -34,7 +35,7 @@ const MODELS_BODY = JSON.stringify({
 export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const host = opts.host ?? '127.0.0.1';
   const state = initialState(opts);
-  const server = http.createServer({ noDelay: true }, router(state));
+  const server = http.createServer({ noDelay: true, keepAliveTimeout: IDLE_CONNECTION_MS }, router(state));
   server.on('clientError', (_err, socket) => {
     socket.destroy();
   });

@@ -11,6 +11,8 @@ import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { IDLE_CONNECTION_MS } from '../idle-connection';
+
 import type { Fault, OpenedView, RecordedCall, SlackStandIn, SlackStandInOptions, StoredMessage } from './api';
 import { checkBlocks, checkModal } from './block-kit';
 import { interactionClient, type Issued } from './interactions';
@@ -121,7 +123,7 @@ export async function startSlackApi(opts: SlackStandInOptions): Promise<SlackSta
     return handler ? handler(args) : refuse('unknown_method');
   };
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ keepAliveTimeout: IDLE_CONNECTION_MS }, (req, res) => {
     req.on('error', () => undefined);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
