@@ -71,24 +71,37 @@ async function runTurn(ctx: DriveContext, loop: Loop, key: string, steps: number
   }
 }
 
-/** Finds the wait (polling the turn's summary, or the bare loop's state) and decides it with the update. */
-async function decideWhenWaiting(ctx: DriveContext, loop: Loop, key: string, k: number): Promise<number> {
-  const handle = client(ctx).workflow.getHandle(key);
-  const deadline = performance.now() + 120_000;
-  for (let queries = 1; ; queries++) {
-    if (performance.now() > deadline) throw new Error(`${key}: gate ${k} was not waiting after 120 s`);
-    const waiting =
-      loop === 'tiller'
-        ? (await ctx.tiller.summary(key)).pendingApprovals.some((p) => p.id === callId(k))
-        : (await handle.query<{ waiting: number }>('state')).waiting === k;
-    if (waiting) {
-      if (loop === 'tiller') await ctx.tiller.decide(key, { id: callId(k), approved: true });
-      else await handle.executeUpdate('decide', { args: [k] });
-      return queries;
-    }
+/** Asks `ready` every 20 ms until it holds, and says how many times it asked. */
+async function polled(ready: () => Promise<boolean>, what: string, patienceMs: number): Promise<number> {
+  const deadline = performance.now() + patienceMs;
+  for (let asked = 1; ; asked++) {
+    if (await ready()) return asked;
+    if (performance.now() > deadline) throw new Error(`${what} after ${patienceMs / 1000} s`);
     // The model has answered; the workflow task that starts the wait is on its way.
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Resolves once the bare loop's turn `key` waits at gate `k` (its `state` query), with the queries it took. */
+export function untilBareWaits(temporal: Client, key: string, k: number, patienceMs: number): Promise<number> {
+  const handle = temporal.workflow.getHandle(key);
+  const waiting = async () => (await handle.query<{ waiting: number }>('state')).waiting === k;
+  return polled(waiting, `${key}: gate ${k} was not waiting`, patienceMs);
+}
+
+/** Finds the wait (polling the turn's summary, or the bare loop's state) and decides it with the update. */
+async function decideWhenWaiting(ctx: DriveContext, loop: Loop, key: string, k: number): Promise<number> {
+  if (loop === 'bare') {
+    const queries = await untilBareWaits(client(ctx), key, k, 120_000);
+    await client(ctx)
+      .workflow.getHandle(key)
+      .executeUpdate('decide', { args: [k] });
+    return queries;
+  }
+  const waiting = async () => (await ctx.tiller.summary(key)).pendingApprovals.some((p) => p.id === callId(k));
+  const queries = await polled(waiting, `${key}: gate ${k} was not waiting`, 120_000);
+  await ctx.tiller.decide(key, { id: callId(k), approved: true });
+  return queries;
 }
 
 export interface BatchOptions {

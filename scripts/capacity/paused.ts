@@ -9,7 +9,7 @@
  */
 import { GATED_AGENT } from '../bench/fixture';
 import { pool } from '../bench/stats';
-import type { DriveContext, Loop } from './batches';
+import { untilBareWaits, type DriveContext, type Loop } from './batches';
 import { measured } from './measure';
 import { planInput } from './model';
 import { snapshot, visibilityRelations, type Delta } from './probe';
@@ -49,17 +49,6 @@ async function untilPaused(ctx: DriveContext, want: number): Promise<void> {
   }
 }
 
-/** The bare loop's turn, once its workflow waits at its gate (it polls the `state` query). */
-async function untilBareWaits(ctx: DriveContext, key: string): Promise<void> {
-  const handle = ctx.tiller.temporal.workflow.getHandle(key);
-  const deadline = performance.now() + 180_000;
-  while ((await handle.query<{ waiting: number }>('state')).waiting !== 0) {
-    if (performance.now() > deadline) throw new Error(`${key}: not waiting after 180 s`);
-    // The model has answered; the workflow task that starts the wait is on its way.
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export async function runPaused(
   ctx: DriveContext,
   counts: number[],
@@ -96,7 +85,7 @@ export async function runPaused(
         await gated;
         asked.delete(key);
         ctx.model.requests.delete(key);
-        if (loop === 'bare') await untilBareWaits(ctx, key);
+        if (loop === 'bare') await untilBareWaits(ctx.tiller.temporal, key, 0, 180_000);
       });
       if (loop === 'tiller') await untilPaused(ctx, already + target);
     });

@@ -52,7 +52,7 @@ export function capacityModel(
       value: `${gib((db.temporal + db.visibility) * P)} (temporal ${gib(db.temporal * P)}, visibility ${gib(db.visibility * P)})`,
       from: `growth per paused turn ${n0(db.temporal)} + ${n0(db.visibility)} bytes (slope over ${n0(paused.turns)} held) × ${n0(P)}`,
       assumption:
-        "linear growth; the visibility figure is index entries above all: executions_visibility has 73 indexes in the pinned server's PostgreSQL schema, and each version of a turn's row (its start, each upsert) adds an entry to every one until vacuum reclaims the old versions'",
+        "linear growth; the visibility figure is index entries above all: each version of a turn's executions_visibility row (its start, each upsert) adds an entry to each index it belongs to, the server's 15 and those of the search attributes it sets (deploy/postgres/visibility.sql makes the other 58 partial), until vacuum reclaims the old versions'",
     });
     lines.push({
       what: `writes to pause them (once)`,

@@ -74,19 +74,18 @@ export function ensureSchema(bins: ServerBinaries, pg: Postgres, password: strin
   log(`schema: temporal and temporal_visibility up to date (role ${DB_USER}, not a superuser)`);
 }
 
-/**
- * Every search-attribute upsert rewrites a run's `executions_visibility` row, and each of its indexes
- * (PostgreSQL's updates are new row versions): the dead versions are what the visibility database grew
- * by per paused turn (CAPACITY.md). Vacuumed after 1 % of the table (and 200 rows) changed, not the
- * default 20 %, so their room is reused while turns wait; with the server's `autovacuum_naptime` of 10 s
- * (./postgres.ts) it runs within seconds of a burst of pauses.
- */
-export function tuneVisibilityVacuum(pg: Postgres): void {
-  pg.psql(
-    `ALTER TABLE executions_visibility SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 200,
-  autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_vacuum_insert_threshold = 200);`,
+/** Tiller's settings for the visibility database: its vacuum and search-attribute indexes (the file says why). */
+export const VISIBILITY_SQL = path.resolve(__dirname, '../../deploy/postgres/visibility.sql');
+
+/** Applies deploy/postgres/visibility.sql; the number of partial indexes `executions_visibility` then has. */
+export function tuneVisibility(pg: Postgres): number {
+  pg.psql(fs.readFileSync(VISIBILITY_SQL, 'utf8'), 'temporal_visibility');
+  const partial = pg.psql(
+    `SELECT count(*) FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid
+      WHERE t.relname = 'executions_visibility' AND x.indpred IS NOT NULL;`,
     'temporal_visibility',
   );
+  return Number(partial.trim());
 }
 
 /** The role, the databases and their schema on a started server; a failure stops the server again. */
@@ -99,7 +98,8 @@ export async function prepareDatabase(
   try {
     ensureDatabaseRole(pg, password);
     ensureSchema(bins, pg, password, log);
-    tuneVisibilityVacuum(pg);
+    const partial = tuneVisibility(pg);
+    log(`visibility: vacuum at 1 %; ${partial} search-attribute indexes keep only the rows that set them`);
   } catch (err) {
     await pg.stop('fast').catch(() => undefined);
     throw err;
