@@ -71,14 +71,21 @@ async function runTurn(ctx: DriveContext, loop: Loop, key: string, steps: number
   }
 }
 
-/** Asks `ready` every 20 ms until it holds, and says how many times it asked. */
-async function polled(ready: () => Promise<boolean>, what: string, patienceMs: number): Promise<number> {
+/**
+ * Asks `ready` every `everyMs` until it holds, and says how many times it asked; after `patienceMs`, fails
+ * saying `what` (read then, so it can name what it last saw).
+ */
+export async function polled(
+  ready: () => Promise<boolean>,
+  what: () => string,
+  patienceMs: number,
+  everyMs = 20,
+): Promise<number> {
   const deadline = performance.now() + patienceMs;
   for (let asked = 1; ; asked++) {
     if (await ready()) return asked;
-    if (performance.now() > deadline) throw new Error(`${what} after ${patienceMs / 1000} s`);
-    // The model has answered; the workflow task that starts the wait is on its way.
-    await new Promise((r) => setTimeout(r, 20));
+    if (performance.now() > deadline) throw new Error(`${what()} after ${patienceMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
@@ -86,7 +93,8 @@ async function polled(ready: () => Promise<boolean>, what: string, patienceMs: n
 export function untilBareWaits(temporal: Client, key: string, k: number, patienceMs: number): Promise<number> {
   const handle = temporal.workflow.getHandle(key);
   const waiting = async () => (await handle.query<{ waiting: number }>('state')).waiting === k;
-  return polled(waiting, `${key}: gate ${k} was not waiting`, patienceMs);
+  // The model has answered; the workflow task that starts the wait is on its way.
+  return polled(waiting, () => `${key}: gate ${k} was not waiting`, patienceMs);
 }
 
 /** Finds the wait (polling the turn's summary, or the bare loop's state) and decides it with the update. */
@@ -99,7 +107,7 @@ async function decideWhenWaiting(ctx: DriveContext, loop: Loop, key: string, k: 
     return queries;
   }
   const waiting = async () => (await ctx.tiller.summary(key)).pendingApprovals.some((p) => p.id === callId(k));
-  const queries = await polled(waiting, `${key}: gate ${k} was not waiting`, 120_000);
+  const queries = await polled(waiting, () => `${key}: gate ${k} was not waiting`, 120_000);
   await ctx.tiller.decide(key, { id: callId(k), approved: true });
   return queries;
 }

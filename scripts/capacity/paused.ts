@@ -9,7 +9,7 @@
  */
 import { GATED_AGENT } from '../bench/fixture';
 import { pool } from '../bench/stats';
-import { untilBareWaits, type DriveContext, type Loop } from './batches';
+import { polled, untilBareWaits, type DriveContext, type Loop } from './batches';
 import { measured } from './measure';
 import { planInput } from './model';
 import { snapshot, visibilityRelations, type Delta } from './probe';
@@ -39,14 +39,13 @@ export interface PausedResult {
 const QUERY = 'TillerStatus = "awaiting_approval"';
 
 async function untilPaused(ctx: DriveContext, want: number): Promise<void> {
-  const deadline = performance.now() + 180_000;
-  for (;;) {
-    const { count } = await ctx.tiller.temporal.workflow.count(QUERY);
-    if (count >= want) return;
-    if (performance.now() > deadline) throw new Error(`only ${count} of ${want} turns paused after 180 s`);
-    // Visibility is written by the history service's visibility queue, after the turn's own task.
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  let count = 0;
+  const paused = async () => {
+    count = (await ctx.tiller.temporal.workflow.count(QUERY)).count;
+    return count >= want;
+  };
+  // Visibility is written by the history service's visibility queue, after the turn's own task.
+  await polled(paused, () => `only ${count} of ${want} turns paused`, 180_000, 500);
 }
 
 export async function runPaused(

@@ -79,10 +79,10 @@ export const VISIBILITY_SQL = path.resolve(__dirname, '../../deploy/postgres/vis
 
 /** Applies deploy/postgres/visibility.sql; the number of partial indexes `executions_visibility` then has. */
 export function tuneVisibility(pg: Postgres): number {
-  pg.psql(fs.readFileSync(VISIBILITY_SQL, 'utf8'), 'temporal_visibility');
   const partial = pg.psql(
-    `SELECT count(*) FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid
-      WHERE t.relname = 'executions_visibility' AND x.indpred IS NOT NULL;`,
+    `${fs.readFileSync(VISIBILITY_SQL, 'utf8')}
+SELECT count(*) FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid
+  WHERE t.relname = 'executions_visibility' AND x.indpred IS NOT NULL;`,
     'temporal_visibility',
   );
   return Number(partial.trim());

@@ -3,7 +3,6 @@
  * `npm run cluster -- up` left running — the internode ports, batch operations, the database, the turn's
  * starter, tokens of another audience or revoked. Each of these passed on the cluster before issue 33.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,21 +12,9 @@ import type { TurnEvent } from '../../src/core/state/events';
 import { CLUSTER_DIR, clusterPorts, readState } from '../../scripts/cluster/index';
 import { issueCertificate, securityFiles } from '../../scripts/cluster/security';
 import { attacks, callHistory, type Credentials } from './internode';
-import { PERMISSION_DENIED, useSecuredCluster, codeOf } from './support';
+import { PERMISSION_DENIED, useSecuredCluster, codeOf, clusterPsql as psql, run } from './support';
 
 const { cluster, connect, waitingTurn } = useSecuredCluster();
-
-function run(
-  cmd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) =>
-    execFile(cmd, args, { env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
-    ),
-  );
-}
 
 async function decisions(turnId: string): Promise<TurnEvent[]> {
   const { events } = await (await connect('admin')).events(turnId);
@@ -134,22 +121,6 @@ describe('batch operations carry no decisions', () => {
 });
 
 describe('the database', () => {
-  const psql = (user: string, password: string, sql: string, db = 'temporal') =>
-    run(
-      'runuser',
-      ['-u', user, '--', path.join(state().postgres.bin, 'psql'), '-X', '-tA', '-h', '127.0.0.1'].concat([
-        '-p',
-        String(state().postgres.port),
-        '-U',
-        'temporal',
-        '-d',
-        db,
-        '-c',
-        sql,
-      ]),
-      { PATH: process.env.PATH, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' },
-    );
-
   test('an unprivileged local user cannot log in with the old password (nor read the new one)', async () => {
     const old = await psql('nobody', 'temporal', 'SELECT 1');
     expect(old.code).not.toBe(0);

@@ -3,12 +3,14 @@
  * connected as its roles (closed after the file's tests), a turn of the demo agent waiting for a decision,
  * and tokens the cluster must refuse.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { generateKeyPair, importPKCS8, SignJWT } from 'jose';
 import { TillerClient } from '../../src/client';
 import { temporalSettings } from '../../src/client/connect';
-import { attachCluster, CLUSTER_DIR } from '../../scripts/cluster/index';
+import { attachCluster, CLUSTER_DIR, readState } from '../../scripts/cluster/index';
 import { securityFiles, type Role } from '../../scripts/cluster/security';
 import type { Cluster } from '../../scripts/cluster/types';
 
@@ -126,4 +128,39 @@ export async function expiredToken(cluster: Cluster, role: Role): Promise<string
     .setIssuedAt(now - 120)
     .setExpirationTime(now - 60)
     .sign(key);
+}
+
+/** Runs `cmd`: its exit code (1 for a signal or a timeout of 60 s) and its output, stdout then stderr. */
+export function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) =>
+    execFile(cmd, args, { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    ),
+  );
+}
+
+/** `sql` through psql to the cluster's PostgreSQL as its `temporal` role with `password`, run as the local user `osUser`. */
+export function clusterPsql(
+  osUser: string,
+  password: string,
+  sql: string,
+  db = 'temporal',
+): Promise<{ code: number; out: string }> {
+  const { bin, port } = readState()!.postgres;
+  return run(
+    'runuser',
+    ['-u', osUser, '--', path.join(bin, 'psql'), '-X', '-tA', '-h', '127.0.0.1', '-p', String(port)].concat([
+      '-U',
+      'temporal',
+      '-d',
+      db,
+      '-c',
+      sql,
+    ]),
+    { PATH: process.env.PATH, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' },
+  );
 }

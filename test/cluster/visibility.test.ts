@@ -3,27 +3,18 @@
  * (deploy/postgres/visibility.sql, which `cluster up` applies): the indexes are partial, a query on an
  * attribute still uses its index, and the inbox's query finds a waiting turn through them.
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { CLUSTER_DIR, readState } from '../../scripts/cluster/index';
-import { useSecuredCluster } from './support';
+import { databasePassword } from '../../scripts/cluster/database';
+import { CLUSTER_DIR } from '../../scripts/cluster/index';
+import { pollUntil } from '../support/wait';
+import { clusterPsql, useSecuredCluster } from './support';
 
 const { connect, waitingTurn } = useSecuredCluster();
 
-/** `sql` in the visibility database as the cluster's own role, unaligned rows. */
-function visibilitySql(sql: string): Promise<string> {
-  const state = readState()!;
-  const password = fs.readFileSync(path.join(CLUSTER_DIR, 'postgres-password'), 'utf8').trim();
-  const args = ['-X', '-tA', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(state.postgres.port)];
-  return new Promise((resolve, reject) =>
-    execFile(
-      path.join(state.postgres.bin, 'psql'),
-      [...args, '-U', 'temporal', '-d', 'temporal_visibility', '-c', sql],
-      { env: { PATH: process.env.PATH, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' }, timeout: 60_000 },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
-    ),
-  );
+/** `sql` in the visibility database as the cluster's own role: its rows, unaligned. */
+async function visibilitySql(sql: string): Promise<string> {
+  const { code, out } = await clusterPsql('root', databasePassword(CLUSTER_DIR).password, sql, 'temporal_visibility');
+  if (code !== 0) throw new Error(`psql failed (${code}): ${out}`);
+  return out;
 }
 
 const INDEXES = `SELECT i.relname, a.attname, a.attgenerated = 's', x.indpred IS NOT NULL
@@ -59,13 +50,11 @@ test("the inbox's query finds a waiting turn", async () => {
   const { turnId } = await waitingTurn('visibility');
   const reader = await connect('reader');
   const query = `TillerStatus = "awaiting_approval" AND WorkflowId = "${turnId}"`;
-  const deadline = Date.now() + 30_000;
-  let found: string[] = [];
-  while (found.length === 0 && Date.now() < deadline) {
-    found = [];
+  const list = async () => {
+    const found: string[] = [];
     for await (const w of reader.temporal.workflow.list({ query })) found.push(w.workflowId);
-    // Visibility is written by the history service's queue after the turn's own task.
-    if (found.length === 0) await new Promise((r) => setTimeout(r, 250));
-  }
+    return found.length > 0 ? found : undefined; // visibility is written after the turn's own task
+  };
+  const found = await pollUntil(list, `a visibility query for ${turnId}`, 30_000, 250);
   expect(found).toEqual([turnId]);
 });
