@@ -21,12 +21,13 @@ import type {
 } from '../core/schemas';
 import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
 import type { TurnState } from '../core/state';
-import { decideSignal, sessionStateQuery, stateQuery } from '../core/contract';
+import { cancelTurnSignal, decideSignal, sessionStateQuery } from '../core/contract';
+import { sessionOfTurn, workflowOfTurn } from '../core/inline-turns';
 import type { ZodType } from 'zod';
 import { decide } from './decisions';
 import { watchEvents, watchLiveEvents } from './follow';
 import { describeModelActivity } from './live-text';
-import { listPending, pendingTree, readEvents, readSummary, type PendingTurn } from './reads';
+import { listPending, pendingTree, readEvents, readState, readSummary, type PendingTurn } from './reads';
 import { revokeTrust, send, type SendOptions } from './sessions';
 import { startTurn, supportsEagerStart, turnResult, type StartTurnOptions, type TillerClientOptions } from './turns';
 
@@ -60,9 +61,9 @@ export class TillerClient {
     return new TillerClient(await connectClient(settings), settings.taskQueue);
   }
 
-  /** The Temporal workflow handle of a turn (or a session: its workflow id). */
+  /** The Temporal workflow handle of a turn (or a session: its workflow id); an inline turn's is its session's. */
   handle(turnId: string): WorkflowHandle {
-    return this.temporal.workflow.getHandle(turnId);
+    return this.temporal.workflow.getHandle(workflowOfTurn(turnId));
   }
 
   /** Starts an `agentTurn` workflow and returns its handle; `handle.workflowId` is the turn id. */
@@ -72,7 +73,7 @@ export class TillerClient {
 
   /** The turn's full state (the `state` query): events, tool calls, pending approvals, usage. */
   state(turnId: string): Promise<TurnState> {
-    return this.handle(turnId).query(stateQuery);
+    return readState(this, turnId);
   }
 
   /**
@@ -116,6 +117,9 @@ export class TillerClient {
 
   /** Requests cancellation: in-flight model and tool activities are cancelled, the turn ends `cancelled`. */
   cancel(workflowId: string): Promise<void> {
+    // An inline turn is cancelled by its session (`cancelTurn`): cancelling the workflow would end the session.
+    if (sessionOfTurn(workflowId) !== undefined)
+      return this.handle(workflowId).signal(cancelTurnSignal, { turnId: workflowId });
     return this.handle(workflowId)
       .cancel()
       .then(() => undefined);
@@ -123,7 +127,8 @@ export class TillerClient {
 
   /** Fire-and-forget decision; a bad one is recorded as DECISION_REJECTED in the turn's events. */
   signalDecision(turnId: string, decision: unknown): Promise<void> {
-    return this.handle(turnId).signal(decideSignal, decision as Decision);
+    const named = sessionOfTurn(turnId) !== undefined ? { ...(decision as Decision), turnId } : decision;
+    return this.handle(turnId).signal(decideSignal, named as Decision);
   }
 
   /**

@@ -4,7 +4,15 @@
  * a task queue, from visibility.
  */
 import { QueryNotRegisteredError } from '@temporalio/client';
-import { eventsQuery, summaryQuery, WORKFLOW_TYPE_TURN } from '../core/contract';
+import {
+  eventsQuery,
+  stateQuery,
+  summaryQuery,
+  turnStateQuery,
+  WORKFLOW_TYPE_SESSION,
+  WORKFLOW_TYPE_TURN,
+} from '../core/contract';
+import { sessionOfTurn } from '../core/inline-turns';
 import { eventsPage, summaryOf, type EventsPage, type EventsRequest, type TurnSummary } from '../core/reads';
 import type { PendingApproval } from '../core/schemas';
 import type { TurnState } from '../core/state';
@@ -22,10 +30,25 @@ export interface PendingTurn {
 /** A client that reads a turn's full state (the fallback of the `summary` and `events` queries). */
 type StateReader = ClientCore & { state(turnId: string): Promise<TurnState> };
 
+/**
+ * `TillerClient.state`: the `state` query; an inline turn's is its session's `turnState`, and only while
+ * the session has not gone on to another turn.
+ */
+export async function readState(client: ClientCore, turnId: string): Promise<TurnState> {
+  if (sessionOfTurn(turnId) === undefined) return client.handle(turnId).query(stateQuery);
+  return sameTurn(turnId, await client.handle(turnId).query(turnStateQuery));
+}
+
+/** An inline turn's read, if the session still answers for that turn (it answers for its running or last one). */
+function sameTurn<T extends { turnId: string }>(turnId: string, read: T): T {
+  if (sessionOfTurn(turnId) === undefined || read.turnId === turnId) return read;
+  throw new Error(`turn ${turnId} has ended and its session runs ${read.turnId} now: see the session's state`);
+}
+
 /** `TillerClient.summary`: the `summary` query, else the summary of the turn's `state`. */
 export async function readSummary(client: StateReader, turnId: string): Promise<TurnSummary> {
   try {
-    return await client.handle(turnId).query(summaryQuery);
+    return sameTurn(turnId, await client.handle(turnId).query(summaryQuery));
   } catch (err) {
     if (!(err instanceof QueryNotRegisteredError)) throw err;
     return summaryOf(await client.state(turnId));
@@ -54,7 +77,8 @@ export async function pendingTree(
   turnId: string,
 ): Promise<{ turnId: string; approval: PendingApproval }[]> {
   const summary = await client.summary(turnId);
-  const own = summary.pendingApprovals.map((approval) => ({ turnId, approval }));
+  // A session's (found by its waiting inline turn): the turn's own id, which names it to `decide`.
+  const own = summary.pendingApprovals.map((approval) => ({ turnId: summary.turnId, approval }));
   const nested = await Promise.all(summary.openChildren.map((child) => client.pendingTree(child)));
   return [...own, ...nested.flat()];
 }
@@ -65,7 +89,8 @@ export async function listPending(
   opts: { agent?: string; limit?: number; allQueues?: boolean },
 ): Promise<PendingTurn[]> {
   const query = [
-    `WorkflowType = '${WORKFLOW_TYPE_TURN}'`,
+    // A session of inline turns waits as the turn it runs: its id decides that turn.
+    `WorkflowType IN ('${WORKFLOW_TYPE_TURN}', '${WORKFLOW_TYPE_SESSION}')`,
     `ExecutionStatus = 'Running'`,
     `TillerStatus = 'awaiting_approval'`,
     // This client's task queue only, unless asked for every queue of the namespace.

@@ -8,6 +8,7 @@ import {
   InternalConnectionLikeSymbol,
   ServiceError,
   WorkflowFailedError,
+  WorkflowUpdateFailedError,
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -16,9 +17,11 @@ import {
   runningTurnAttributes,
   missingSearchAttributes,
   turnDetails,
+  turnResultUpdate,
   turnSummary,
   WORKFLOW_TYPE_TURN,
 } from '../core/contract';
+import { sessionOfTurn } from '../core/inline-turns';
 import { turnResultOf } from '../core/failures';
 import { formatZodError, type TrustGrant, type TurnResult } from '../core/schemas';
 import type { ClientCore } from './core';
@@ -151,8 +154,14 @@ export async function turnResult<T>(
 ): Promise<TurnResult & { parsed?: T }> {
   let result: TurnResult;
   try {
-    result = (await client.handle(turnId).result()) as TurnResult;
+    // An inline turn's result is its session's to give (`turnResult`: waits for the turn's end).
+    result =
+      sessionOfTurn(turnId) !== undefined
+        ? await client.handle(turnId).executeUpdate(turnResultUpdate, { args: [{ turnId }] })
+        : ((await client.handle(turnId).result()) as TurnResult);
   } catch (err) {
+    // The session's refusal (a turn whose result it no longer holds), said as itself.
+    if (err instanceof WorkflowUpdateFailedError) throw new Error(err.cause?.message ?? err.message, { cause: err });
     const failed = err instanceof WorkflowFailedError ? turnResultOf(err.cause) : undefined;
     if (!failed) throw err;
     result = failed;

@@ -7,6 +7,7 @@
  * the `--as` (or `--group`) its rule needs. Pure: workflow code imports it.
  */
 import { GROUP_PREFIX } from './approvers';
+import { workflowOfTurn } from './inline-turns';
 
 /** Where a printed command must connect; printed as env when it is not the default. */
 export interface HintConnection {
@@ -83,14 +84,17 @@ export function decideHints(target: DecideTarget, conn?: HintConnection): Decide
   if (!who) return undefined;
   const flags = [...(who.as ? ['--as', who.as] : []), ...(who.group ? ['--group', who.group] : [])];
   const { turnId, id } = target;
+  // An inline turn's decision goes to its session's workflow, naming the turn (../inline-turns.ts).
+  const workflowId = workflowOfTurn(turnId);
   return {
     approve: tillerCommand(['approve', turnId, id, ...flags], conn),
     deny: tillerCommand(['deny', turnId, id, ...flags, '--reason', TEXT], conn),
     update: (approved) =>
       temporalCommand(
         [
-          ...['workflow', 'update', 'execute', '--workflow-id', turnId, '--name', 'decide', '--input'],
+          ...['workflow', 'update', 'execute', '--workflow-id', workflowId, '--name', 'decide', '--input'],
           JSON.stringify({
+            ...(workflowId !== turnId && { turnId }),
             id,
             approved,
             ...(who.as && { approver: who.as }),

@@ -37,9 +37,11 @@ const MAX_HISTORY_BYTES = 20_000_000;
 const MAX_CARRY_BYTES = 1_800_000;
 
 export class RunBudget {
-  private gaveUp = false;
-
-  constructor(private readonly maxEvents: number = DEFAULT_MAX_HISTORY_EVENTS) {}
+  constructor(
+    private readonly maxEvents: number = DEFAULT_MAX_HISTORY_EVENTS,
+    /** Never due: a turn inside a session (its session continues as new between turns), or one whose carry was too large. */
+    private gaveUp = false,
+  ) {}
 
   /** Time to continue as new: Temporal suggests it, or this run's history is past its budget. */
   due(): boolean {

@@ -60,7 +60,6 @@ export class ContextWindow {
   constructor(
     private readonly conversation: TurnConversation,
     private readonly recorder: TurnRecorder,
-    private readonly turnId: string,
     carried?: ContextCarry,
     calibration?: Calibration,
   ) {
@@ -225,7 +224,7 @@ export class ContextWindow {
             model: agent.model,
             ...(agent.provider !== undefined && { provider: agent.provider }),
             ...(agent.api !== undefined && { api: agent.api }),
-            turnId: this.turnId,
+            turnId: this.recorder.state.turnId,
             messages: this.conversation.all().slice(start, start + count),
             maxTokens: summaryTokens(window),
           },

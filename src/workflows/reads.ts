@@ -12,11 +12,13 @@ import {
   stateQuery,
   SUMMARY_DESCRIPTION,
   summaryQuery,
+  turnStateQuery,
 } from '../core/contract';
 import { eventsPage, summaryOf } from '../core/reads';
 import { budgetedState, type TurnState } from '../core/state';
 
-export function serveReads(state: TurnState): void {
+/** `inline`: a turn inside a session answers `state` as `turnState` (the session's `state` is the session's). */
+export function serveReads(state: TurnState, inline = false): void {
   // The last `state` answer as a payload, until the next event: a UI or CLI polling a long turn that
   // is waiting asks for the same answer again and again, and serialising it (up to
   // BOUNDS.stateBytes of JSON, then the SDK's UTF-8 encoding in the sandbox) was most of what the
@@ -25,7 +27,7 @@ export function serveReads(state: TurnState): void {
   // plain JSON, which the default converter writes) but not the payload codec.
   let answer: { seq: number; payload: RawValue } | undefined;
   setHandler(
-    stateQuery,
+    inline ? turnStateQuery : stateQuery,
     () => {
       if (answer?.seq !== state.eventCount)
         answer = { seq: state.eventCount, payload: new RawValue(budgetedState(state)) };

@@ -17,7 +17,6 @@ import {
 import {
   emptyUsage,
   formatZodError,
-  type ConversationMessage,
   type Principal,
   RevokeTrustInput,
   SendInput,
@@ -46,8 +45,11 @@ import {
   type AgentTurnWorkflow,
 } from '../core/contract';
 import { boundProgress } from '../core/subagents';
-import { summaryMessage, SUMMARY_PREFIX, usableCalibration } from '../core/context';
-import { describeFailure, FailureType, rejection, turnResultOf } from '../core/failures';
+import { usableCalibration } from '../core/context';
+import { describeFailure, FailureType, turnResultOf } from '../core/failures';
+import { inlineTurnId } from '../core/inline-turns';
+import { InlineTurns } from './session-inline';
+import { keepContext, refused, strangerOf } from './session-rules';
 
 const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
 /** Turn summaries a session keeps in its state (and carries): the newest ones. */
@@ -82,6 +84,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
   const started: Record<string, string | true> = {};
   let current: TurnProgress | undefined;
   let turnsThisRun = 0;
+  // A session of inline turns runs them in its own workflow (./session-inline.ts), not as children.
+  const inline = input.inlineTurns ? new InlineTurns(sessionId, carry) : undefined;
 
   const state = (): SessionState => ({
     version: WIRE_VERSION,
@@ -89,7 +93,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     agent: input.agent,
     ...(input.owner && { owner: input.owner }),
     status: current || queued ? 'running' : 'idle',
-    ...(current && { currentTurn: current }),
+    ...(current && { currentTurn: inline?.progress() ?? current }),
     turns: carry.turns,
     trust: carry.trust,
     usage: carry.usage,
@@ -103,7 +107,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     sendUpdate,
     async ({ input: text, principal }) => {
       carry.turnSeq += 1;
-      const turnId = `${sessionId}-turn-${carry.turnSeq}`;
+      const turnId = inline ? inlineTurnId(sessionId, carry.turnSeq) : `${sessionId}-turn-${carry.turnSeq}`;
       queued = { turnId, input: text, ...(principal && { principal }) };
       // Answer once the turn's workflow exists, so the caller can query or await it right away.
       await condition(() => started[turnId] !== undefined);
@@ -181,30 +185,34 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
     // The grants this turn starts with: its result repeats them, but the session has the last word on
     // those (one may be revoked before the session sees the turn end), so only new grants are merged.
     const given = carry.trust.map((t) => t.tool);
+    const turnInput = {
+      agent: input.agent,
+      input: text,
+      sessionId,
+      ...(principal && { startedBy: principal.name }),
+      trust: carry.trust,
+      history: carry.conversation,
+      ...(carry.calibration && { contextCalibration: carry.calibration }),
+      ...(input.tokenBudget !== undefined && {
+        tokenBudget: Math.max(0, input.tokenBudget - carry.usage.totalTokens),
+      }),
+    };
     try {
-      const child = await startChild<AgentTurnWorkflow>(WORKFLOW_TYPE_TURN, {
-        workflowId: turnId,
-        args: [
-          {
-            agent: input.agent,
-            input: text,
-            sessionId,
-            ...(principal && { startedBy: principal.name }),
-            trust: carry.trust,
-            history: carry.conversation,
-            ...(carry.calibration && { contextCalibration: carry.calibration }),
-            ...(input.tokenBudget !== undefined && {
-              tokenBudget: Math.max(0, input.tokenBudget - carry.usage.totalTokens),
-            }),
-          },
-        ],
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        ...(shown && { typedSearchAttributes: runningTurnAttributes(input.agent, sessionId) }),
-        staticSummary: sessionTurnSummary(input.agent, sessionId, text),
-        staticDetails: sessionTurnDetails(input.agent, sessionId, text),
-      });
-      started[turnId] = true;
-      result = await child.result();
+      if (inline) {
+        started[turnId] = true;
+        result = await inline.run(turnId, turnInput);
+      } else {
+        const child = await startChild<AgentTurnWorkflow>(WORKFLOW_TYPE_TURN, {
+          workflowId: turnId,
+          args: [turnInput],
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          ...(shown && { typedSearchAttributes: runningTurnAttributes(input.agent, sessionId) }),
+          staticSummary: sessionTurnSummary(input.agent, sessionId, text),
+          staticDetails: sessionTurnDetails(input.agent, sessionId, text),
+        });
+        started[turnId] = true;
+        result = await child.result();
+      }
     } catch (err) {
       if (isCancellation(err)) throw err;
       started[turnId] ??= describeFailure(err);
@@ -234,6 +242,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       if (!carry.trust.some((t) => t.tool === grant.tool && t.scope === 'session')) carry.trust.push(grant);
     }
     keepContext(carry, result.context);
+    if (inline) carry.lastResult = { turnId, result };
     if (result.status === 'completed') {
       carry.conversation.push({ role: 'user', content: text }, { role: 'assistant', content: result.output });
     }
@@ -254,44 +263,4 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionState
       }
     }
   }
-}
-
-/**
- * Why a sender may not send into this session, if it may not: a session belongs to the principal
- * that created it (by name); one started without a principal (a Temporal client: the CLI, the
- * library, the `temporal` CLI) takes only sends without one, so a gateway caller never gets into it.
- */
-function strangerOf(sessionId: string, owner?: Principal, sender?: Principal): string | undefined {
-  if (owner === undefined) {
-    if (sender === undefined) return undefined;
-    return `session ${sessionId} has no owner (it was started without a principal); ${sender.name} may not send into it`;
-  }
-  if (sender === undefined) {
-    return `session ${sessionId} belongs to ${owner.name}; a send without a principal may not go into it`;
-  }
-  if (sender.name !== owner.name) {
-    return `session ${sessionId} belongs to ${owner.name}; ${sender.name} may not send into it`;
-  }
-  return undefined;
-}
-
-/** A `send` or `revokeTrust` the session refuses (from a validator: nothing reaches history). */
-function refused(message: string) {
-  return rejection(FailureType.SessionRequestRejected, message);
-}
-
-/**
- * A turn trimmed its history for the agent's context window: the session's conversation loses the same
- * oldest messages (and keeps the turn's summary in their place), so the next turn starts from there.
- */
-function keepContext(carry: SessionCarry, context: TurnResult['context']): void {
-  if (!context) return;
-  const calibration = usableCalibration(context.calibration);
-  if (calibration) carry.calibration = calibration;
-  if (context.dropped === 0 && context.summary === undefined) return;
-  const rest = carry.conversation.slice(Math.min(context.dropped, carry.conversation.length));
-  carry.conversation =
-    context.summary !== undefined ? [summaryMessage(context.summary) as ConversationMessage, ...rest] : rest;
-  if (context.summary !== undefined) carry.summary = context.summary;
-  else if (!carry.conversation[0]?.content.startsWith(SUMMARY_PREFIX)) delete carry.summary;
 }

@@ -35,20 +35,24 @@ import { ContextWindow } from './context';
 import { TurnGuardrails } from './guardrails';
 import { handOff, planHandoff } from './handoffs';
 import { PATCH_CARRIED_WAITS_FIRST, PATCH_TURN_CONTINUE_AS_NEW } from './patches';
-import type { TurnScope } from './turn-scope';
+import { handlersFinished, type TurnHost, type TurnScope } from './turn-scope';
 import { turnResult } from './turn-result';
 import { parseInput, startAgent } from './turn-start';
 import { RunVersion } from './versions';
 
 export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
-  const input = parseInput(rawInput);
+  return runTurn(parseInput(rawInput), { turnId: workflowInfo().workflowId });
+}
+
+/** The turn's body: in its own workflow (`agentTurn`), or inside a session's (./session-inline.ts). */
+export async function runTurn(input: TurnInput, host: TurnHost): Promise<TurnResult> {
   const version = new RunVersion(); // first: which recorded path this run takes
   const carried = input.carried as TurnCarry | undefined; // set when the turn continued as new
   const { workflowId } = workflowInfo();
   const recorder = new TurnRecorder(
     carried?.state ??
       createTurnState({
-        turnId: workflowId,
+        turnId: host.turnId,
         agent: input.agent,
         ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
         ...(input.startedBy !== undefined && { startedBy: input.startedBy }),
@@ -57,15 +61,16 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     version,
   );
   const { state } = recorder;
+  host.watch?.(state);
   let spec: AgentSpec | undefined = carried?.spec;
-  const budget = new RunBudget(input.maxHistoryEvents);
+  const budget = new RunBudget(input.maxHistoryEvents, host.inline);
   const subAgents = new SubAgents(recorder);
   const desk = new ApprovalDesk({ recorder, ...deskActivities(recorder, () => spec) });
   // Before the handlers: a decision that came with this run's first task must find its carried wait.
   const carriedWaits = carried?.batch?.calls.flatMap((c) => (c.waiting ? [c.waiting] : [])) ?? [];
   if (carriedWaits.length > 0 && version.has(PATCH_CARRIED_WAITS_FIRST)) desk.adopt(carriedWaits);
 
-  serveReads(state);
+  serveReads(state, host.inline);
   serveDecisions(desk, () => spec, subAgents);
   const guards = new TurnGuardrails(recorder, input);
   let window: ContextWindow | undefined;
@@ -93,13 +98,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     if (carried) mirror(agent, true);
     const scope: TurnScope = { spec: agent, recorder, desk, subAgents, workflowId, tokenBudget };
     const conversation = new TurnConversation(agent, input, version, carried?.messages, carried?.context?.history);
-    const context = (window = new ContextWindow(
-      conversation,
-      recorder,
-      workflowId,
-      carried?.context,
-      input.contextCalibration,
-    ));
+    const context = (window = new ContextWindow(conversation, recorder, carried?.context, input.contextCalibration));
     const blocking = carried ? undefined : guards.startInput(agent);
     if (blocking) await blocking;
     const ids = new CallIds(carried?.seenIds);
@@ -196,7 +195,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
       output: answer.text,
       ...(answer.parsed !== undefined && { parsed: answer.parsed }),
     });
-    await condition(allHandlersFinished);
+    await handlersFinished(host);
     return result('completed');
   } catch (err) {
     if (isCancellation(err)) {
@@ -205,7 +204,7 @@ export async function agentTurn(rawInput: TurnInput): Promise<TurnResult> {
     }
     if (!(err instanceof TurnFailureError)) throw err;
     recorder.record({ type: 'TURN_FAILED', error: err.message });
-    await condition(allHandlersFinished);
+    await handlersFinished(host);
     throw ApplicationFailure.create({
       type: err.type,
       message: err.message,

@@ -111,10 +111,9 @@ function shownKey(state: TurnState, pendingTools: readonly string[]): string {
 }
 
 export function renderDetails(state: TurnState): string {
-  const workflowId = workflowInfo().workflowId;
   const lines = [`**${state.agent}** · ${state.status} · ${state.usage.modelCalls} model calls`];
   for (const p of state.pendingApprovals) {
-    const hints = decideHints({ turnId: workflowId, ...p });
+    const hints = decideHints({ turnId: state.turnId, ...p });
     lines.push(
       '',
       `### Waiting for approval: \`${p.tool}\``,

@@ -15,6 +15,7 @@ import type {
   TrustGrant,
   TurnInput,
   TurnProgress,
+  TurnRef,
   TurnResult,
 } from '../schemas';
 import type { EventsPage, EventsRequest, TurnSummary } from '../reads';
@@ -67,10 +68,23 @@ export const sessionStateQuery = defineQuery<SessionState>('state');
 export const sendUpdate = defineUpdate<{ turnId: string }, [SendInput]>('send');
 /** Removes a session trust grant from the next turn on; returns the grants left. */
 export const revokeTrustUpdate = defineUpdate<TrustGrant[], [RevokeTrustInput]>('revokeTrust');
+/**
+ * A session of inline turns (`SessionInput.inlineTurns`): the turn's result, once it has ended (the
+ * running turn's, or the last one's). The session's `state` is the session's: the turn's is `turnState`.
+ */
+export const turnResultUpdate = defineUpdate<TurnResult, [TurnRef]>('turnResult');
+/** A session of inline turns: the running turn's `state` (the session's own `state` query is the session's). */
+export const turnStateQuery = defineQuery<TurnState>('turnState');
+/** A session of inline turns: cancels the running turn (named), not the session. */
+export const cancelTurnSignal = defineSignal<[TurnRef]>('cancelTurn');
 
 export const SESSION_STATE_DESCRIPTION =
   'The session: its turns, trust grants, usage across turns, and the pending approvals of the current turn.';
 export const SEND_DESCRIPTION =
   'Start the next turn: {"input": "..."}. Returns {"turnId"}. Rejected while a turn is still running.';
+export const TURN_RESULT_DESCRIPTION =
+  'A session of inline turns: the result of a turn, {"turnId": "..."}, when it has ended (the running turn or the last one).';
+export const TURN_STATE_DESCRIPTION = 'A session of inline turns: the running (or last) turn as it stands.';
+export const CANCEL_TURN_DESCRIPTION = 'A session of inline turns: cancel the running turn, {"turnId": "..."}.';
 export const REVOKE_TRUST_DESCRIPTION =
   'Revoke a trust grant: {"tool": "...", "scope"?: "session"}. Takes effect from the next turn. Returns the remaining grants.';

@@ -32,6 +32,8 @@ export const Decision = z.strictObject({
   approver: z.string().max(200).optional(),
   /** Groups of the approver, as a verified client (the gateway) asserts them; matched by `group:<name>`. */
   approverGroups: z.array(z.string().max(200)).max(50).optional(),
+  /** The turn the approver decides on; when present it must be the turn that waits (a session's inline turns share a workflow). */
+  turnId: z.string().max(1000).optional(),
   /** The `argsDigest` the approver saw; when present it must match the pending call. */
   argsDigest: z.string().max(200).optional(),
   /** Approve with edited arguments; validated against the tool's schema before they are accepted. */

@@ -26,6 +26,7 @@ export {
   SendInput,
   SessionInput,
   TurnProgressCheck,
+  TurnRef,
   type CheckedProgress,
   type SessionCarry,
   type SessionState,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { BOUNDS } from '../bounds';
 import { TrustGrant } from './decisions';
 import { TurnStatus, Usage, type PendingApproval } from './records';
-import type { ConversationMessage } from './turn';
+import type { ConversationMessage, TurnResult } from './turn';
 
 /**
  * Who is asking, as a verified client (the gateway) asserts it: a session belongs to the principal
@@ -43,6 +43,8 @@ export interface SessionCarry {
   summary?: string;
   /** The provider's count of the last turn's last prompt (the next turn's first context estimate). */
   calibration?: { tokens: number; chars: number };
+  /** Inline turns: the last ended turn's result, for `turnResult` (after a continue-as-new too). */
+  lastResult?: { turnId: string; result: TurnResult };
 }
 
 /** The `agentSession` workflow's input: its agent and the session's limits. */
@@ -57,6 +59,12 @@ export const SessionInput = z.object({
   tokenBudget: z.number().int().positive().optional(),
   /** The principal the session belongs to; absent: started by a Temporal client (see `send`). */
   owner: Principal.optional(),
+  /**
+   * Run each turn inside the session's own workflow instead of as a child `agentTurn` workflow: a turn
+   * costs about what a bare Temporal turn does. Its id is `<session id>#turn-<n>`, and clients address
+   * it through the session (TillerClient and the CLI do from the id; docs/sessions.md).
+   */
+  inlineTurns: z.boolean().optional(),
   /** Internal: state carried through continue-as-new. */
   carried: z.any().optional(),
 });
@@ -71,6 +79,10 @@ export const SendInput = z.strictObject({
 });
 /** The session's `send` update; see the {@link SendInput} schema. */
 export type SendInput = z.infer<typeof SendInput>;
+
+/** A turn of a session of inline turns, named (`turnResult`, `cancelTurn`). */
+export const TurnRef = z.strictObject({ turnId: z.string().min(1).max(1000) });
+export type TurnRef = z.infer<typeof TurnRef>;
 
 /** The session's `revokeTrust` update: the tool whose grant to remove. */
 export const RevokeTrustInput = z.strictObject({

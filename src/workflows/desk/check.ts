@@ -47,6 +47,9 @@ export function checkDecision(
     const { approverGroups: _typed, ...rest } = decision;
     decision = { ...rest, approver: caller.approver, ...(caller.groups.length && { approverGroups: caller.groups }) };
   }
+  const { turnId } = deps.recorder.state;
+  if (decision.turnId !== undefined && decision.turnId !== turnId)
+    return rejected(`decision for turn ${decision.turnId} refused: turn ${turnId} runs here`);
   const waiter = waiters[decision.id];
   if (!waiter && validating && preparing.has(decision.id)) return { type: 'accepted', decision };
   if (!waiter) {
