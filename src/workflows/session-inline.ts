@@ -8,14 +8,16 @@
  * continue-as-new with the session.
  */
 import { CancellationScope, condition, isCancellation, setHandler } from '@temporalio/workflow';
-import {
-  cancelTurnSignal,
-  CANCEL_TURN_DESCRIPTION,
-  turnResultUpdate,
-  TURN_RESULT_DESCRIPTION,
-} from '../core/contract';
+import { cancelTurnSignal, CANCEL_TURN_DESCRIPTION, turnResultUpdate, TURN_RESULT_DESCRIPTION } from '../core/contract';
 import { FailureType, rejection } from '../core/failures';
-import { formatZodError, TurnRef, type SessionCarry, type TurnInput, type TurnProgress, type TurnResult } from '../core/schemas';
+import {
+  formatZodError,
+  TurnRef,
+  type SessionCarry,
+  type TurnInput,
+  type TurnProgress,
+  type TurnResult,
+} from '../core/schemas';
 import type { TurnState } from '../core/state';
 import { runTurn } from './turn';
 import { turnResult } from './turn-result';
