@@ -2,7 +2,7 @@
  * The work the capacity run measures, on Tiller and on the bare Temporal loop side by side: tool steps
  * (turns of S instant tool steps), gated steps (each waits for approval; a client reads the turn's
  * summary — as an inbox does before a decision — and decides with the `decide` update), and session
- * turns (`send` into a session, one tool step each). A piece of a batch runs in `lanes` concurrent
+ * turns (`send` into a session, one tool step each: turns inline in the session, and as child workflows). A piece of a batch runs in `lanes` concurrent
  * lanes inside one measured window; its histories are read after the window. A batch is its pieces
  * together, interleaved with the other loop's (./rounds.ts).
  */
@@ -17,7 +17,11 @@ import { planInput } from './model';
 import type { Delta } from './probe';
 
 export type Loop = 'tiller' | 'bare';
-export type Kind = 'tool' | 'gated' | 'session';
+/** `session`: sessions of inline turns (`inlineTurns`); `session-child`: sessions whose turns are child workflows. */
+export type Kind = 'tool' | 'gated' | 'session' | 'session-child';
+/** The kinds, in the order the report lists them. */
+export const KINDS: readonly Kind[] = ['tool', 'gated', 'session', 'session-child'];
+const isSession = (kind: Kind) => kind === 'session' || kind === 'session-child';
 
 export interface BatchResult {
   loop: Loop;
@@ -152,18 +156,21 @@ export async function runPiece(ctx: DriveContext, o: BatchOptions): Promise<Piec
   const t0 = performance.now();
   const { cost } = await measured(ctx.probe, async () => {
     await pool(keys, o.lanes, async (key) => {
-      if (o.kind === 'session') {
+      if (isSession(o.kind)) {
         const ids = [key];
+        const inlineTurns = o.kind === 'session';
         for (let i = 0; i < o.perTurn; i++) {
           if (o.loop === 'bare') {
             await runTurn(ctx, 'bare', `${key}-${i}`, 1, 0);
             ids.push(`${key}-${i}`);
             continue;
           }
-          const { turnId } = await ctx.tiller.send(key, planInput({ key: `${key}-${i}`, steps: 1 }), { agent: AGENT });
+          const input = planInput({ key: `${key}-${i}`, steps: 1 });
+          const { turnId } = await ctx.tiller.send(key, input, { agent: AGENT, ...(inlineTurns && { inlineTurns }) });
           const result = await ctx.tiller.result(turnId);
           if (result.status !== 'completed') throw new Error(`session turn ${turnId} ended ${result.status}`);
-          ids.push(turnId);
+          // An inline turn's history is its session's.
+          if (!inlineTurns) ids.push(turnId);
         }
         // The bare loop has no session: its "session" is the same number of one-step turns.
         workflowIds.set(key, o.loop === 'bare' ? ids.slice(1) : ids);
@@ -178,7 +185,7 @@ export async function runPiece(ctx: DriveContext, o: BatchOptions): Promise<Piec
   ctx.model.onGated = () => undefined;
   const stepTimes: number[] = [];
   for (const key of keys) {
-    const ids = o.kind === 'session' ? Array.from({ length: o.perTurn }, (_, i) => `${key}-${i}`) : [key];
+    const ids = isSession(o.kind) ? Array.from({ length: o.perTurn }, (_, i) => `${key}-${i}`) : [key];
     for (const id of ids) {
       stepTimes.push(...gaps(ctx.model.requests.get(id) ?? []));
       ctx.model.requests.delete(id);

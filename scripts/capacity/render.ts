@@ -1,6 +1,6 @@
 /** CAPACITY.md, rendered from capacity-results.json: the figures, Tiller ÷ the bare loop, the capacity model. */
 import { f, table } from '../bench/render/format';
-import type { BatchResult, Kind, Loop } from './batches';
+import { KINDS, type BatchResult, type Kind, type Loop } from './batches';
 import { batchUnit, pausedFigures, type UnitCost } from './figures';
 import { capacityModel, TARGET } from './projection';
 import type { CapacityResults } from './results';
@@ -14,7 +14,8 @@ const ratio = (a: number, b: number) => (b > 0 ? `${f(a / b, 2)} ×` : '—');
 const LABEL: Record<Kind, Record<Loop, string>> = {
   tool: { tiller: 'Tiller tool step', bare: 'bare loop tool step' },
   gated: { tiller: 'Tiller gated step', bare: 'bare loop gated step' },
-  session: { tiller: 'Tiller session turn (1 step)', bare: 'bare loop 1-step turn' },
+  session: { tiller: 'Tiller session turn (1 step, inline)', bare: 'bare loop 1-step turn' },
+  'session-child': { tiller: 'Tiller session turn (1 step, child turn)', bare: 'bare loop 1-step turn (again)' },
 };
 
 function pick(pass: ShardPass, loop: Loop, kind: Kind, workers?: number): BatchResult | undefined {
@@ -61,7 +62,7 @@ function costs(pass: ShardPass, lines: string[]): UnitCost | undefined {
   lines.push('', `## What a step costs the cluster (numHistoryShards ${pass.shards})`, '');
   const rows: (string | number)[][] = [];
   let tool: UnitCost | undefined;
-  for (const kind of ['tool', 'gated', 'session'] as const)
+  for (const kind of KINDS)
     for (const loop of ['tiller', 'bare'] as const) {
       const b = pick(pass, loop, kind);
       if (!b) continue;
@@ -107,7 +108,7 @@ function versusBare(passes: ShardPass[], lines: string[]): void {
   if (!pass) return;
   lines.push('', '## Tiller ÷ bare loop, per step', '');
   const rows: (string | number)[][] = [];
-  for (const kind of ['tool', 'gated', 'session'] as const)
+  for (const kind of KINDS)
     for (const each of passes) {
       const [t, b] = [pick(each, 'tiller', kind), pick(each, 'bare', kind)];
       if (!t || !b) continue;

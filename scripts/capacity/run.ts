@@ -139,12 +139,13 @@ export async function runShardPass(
     }
     await pair({ kind: 'gated', lanes: Math.min(opts.lanes, opts.gatedSteps / 2), units: opts.gatedSteps, perTurn: 2 });
     // A piece's sessions all run at once: the batch's concurrency is its sessions over its pieces.
-    await pair({
-      kind: 'session',
-      lanes: Math.ceil(opts.sessions / opts.pieces),
-      units: opts.sessions * opts.sessionTurns,
-      perTurn: opts.sessionTurns,
-    });
+    for (const kind of ['session', 'session-child'] as const)
+      await pair({
+        kind,
+        lanes: Math.ceil(opts.sessions / opts.pieces),
+        units: opts.sessions * opts.sessionTurns,
+        perTurn: opts.sessionTurns,
+      });
     // Paused turns held, in the batches' order: each loop's after the other's in the same database.
     const held: Partial<Record<Loop, PausedResult>> = {};
     if (withPaused) for (const loop of opts.order) held[loop] = await runPaused(ctx, opts.paused, opts.lanes, loop);

@@ -146,10 +146,12 @@ export function program(settings: () => TemporalSettings, done: (code: number) =
     .argument('<session>', 'session (workflow) id')
     .argument('<input>', 'the user message')
     .option('--agent <name>', 'agent of a new session', 'assistant')
+    .option('--inline-turns', 'a new session runs its turns inside its own workflow (turn ids <session>#turn-<n>)')
     .option('--json', 'print one JSON event per line')
     .addOption(as())
-    .action(async (session: string, input: string, o: { agent: string; json?: boolean; as: string }) =>
-      done(await sendCommand(settings(), session, input, o)),
+    .action(
+      async (session: string, input: string, o: { agent: string; inlineTurns?: boolean; json?: boolean; as: string }) =>
+        done(await sendCommand(settings(), session, input, o)),
     );
 
   cmd

@@ -11,14 +11,17 @@ export async function sendCommand(
   settings: TemporalSettings,
   sessionId: string,
   input: string,
-  opts: { agent: string; json?: boolean; as: string },
+  opts: { agent: string; inlineTurns?: boolean; json?: boolean; as: string },
 ): Promise<number> {
   const tiller = await connectTiller(settings);
   try {
     await requireWorker(tiller, settings.taskQueue, 3_000);
     let turnId: string;
     try {
-      ({ turnId } = await tiller.send(sessionId, input, { agent: opts.agent }));
+      ({ turnId } = await tiller.send(sessionId, input, {
+        agent: opts.agent,
+        ...(opts.inlineTurns && { inlineTurns: true }),
+      }));
     } catch (e) {
       if (e instanceof DecisionRejectedError) throw new CliError(`rejected: ${e.message}`, EXIT.rejected);
       throw e;

@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { ModelProgress, type ModelActivitySnapshot } from '../core/live-text';
+import { workflowOfTurn } from '../core/inline-turns';
 
 export const MODEL_ACTIVITY = 'callModel';
 
@@ -17,7 +18,7 @@ export interface TurnActivity {
 
 /** The turn's model activity as the server sees it now; a malformed heartbeat reads as no text. */
 export async function describeModelActivity(client: Client, turnId: string): Promise<TurnActivity> {
-  const { status, raw } = await client.workflow.getHandle(turnId).describe();
+  const { status, raw } = await client.workflow.getHandle(workflowOfTurn(turnId)).describe();
   const running = status.name === 'RUNNING';
   const pending = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_ACTIVITY);
   if (!running || !pending) return { running };

@@ -40,8 +40,8 @@ export async function readState(client: ClientCore, turnId: string): Promise<Tur
 }
 
 /** An inline turn's read, if the session still answers for that turn (it answers for its running or last one). */
-function sameTurn<T extends { turnId: string }>(turnId: string, read: T): T {
-  if (sessionOfTurn(turnId) === undefined || read.turnId === turnId) return read;
+function sameTurn<T extends { turnId?: string }>(turnId: string, read: T): T {
+  if (sessionOfTurn(turnId) === undefined || read.turnId === undefined || read.turnId === turnId) return read;
   throw new Error(`turn ${turnId} has ended and its session runs ${read.turnId} now: see the session's state`);
 }
 
@@ -58,7 +58,7 @@ export async function readSummary(client: StateReader, turnId: string): Promise<
 /** `TillerClient.events`: the `events` query, else the page cut from the turn's `state`. */
 export async function readEvents(client: StateReader, turnId: string, req: EventsRequest): Promise<EventsPage> {
   try {
-    return await client.handle(turnId).query(eventsQuery, req);
+    return sameTurn(turnId, await client.handle(turnId).query(eventsQuery, req));
   } catch (err) {
     if (!(err instanceof QueryNotRegisteredError)) throw err;
     return eventsPage(await client.state(turnId), req);

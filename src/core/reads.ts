@@ -48,6 +48,8 @@ export interface EventsRequest {
 }
 
 export interface EventsPage {
+  /** The turn the page is of (a session of inline turns answers for its running or last turn). */
+  turnId?: string;
   status: TurnStatus;
   /** The next events after `afterSeq`, oldest first. */
   events: TurnEvent[];
@@ -126,6 +128,7 @@ export function eventsPage(
     page.push(events[i]!);
   }
   return {
+    turnId: state.turnId,
     status: state.status,
     events: page,
     lastSeq: state.eventCount,

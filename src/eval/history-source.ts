@@ -3,6 +3,7 @@
  * by the `TillerSession` search attribute), or a folder of exported histories. Temporal glue: histories
  * come from `WorkflowHandle.fetchHistory()` and are decoded by ./history-decode.ts.
  */
+import { sessionOfTurn } from '../core/inline-turns';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { decodeTurnHistory, type TurnHistory } from './history-decode';
@@ -53,6 +54,11 @@ export async function readTurnHistories(selection: TurnSelection, reader: Histor
   const seen = new Set<string>();
   const out: TurnHistory[] = [];
   for (const t of targets) {
+    const session = sessionOfTurn(t.workflowId);
+    if (session !== undefined)
+      throw new Error(
+        `turn ${t.workflowId} ran inside session ${session} (inline turns): eval reads a turn from its own workflow's history, which such a turn has not`,
+      );
     const client = need(reader.client);
     const handle = client.workflow.getHandle(t.workflowId, t.runId);
     const runId = t.runId ?? (await handle.describe()).runId;

@@ -5,6 +5,7 @@
  * (e.g. `TillerStatus="awaiting_approval"`), and a non-determinism shows up here instead of in a
  * paused turn after the deploy.
  */
+import { workflowOfTurn } from '../core/inline-turns';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -65,7 +66,8 @@ interface Fetched extends Target {
 export async function replayTurns(opts: ReplayTurnsOptions): Promise<ReplayOutcome[]> {
   const ids = opts.workflowIds ?? [];
   if (!ids.length && !opts.query) throw new Error('replayTurns: give workflowIds or a query');
-  const targets: Target[] = ids.map((workflowId) => ({ workflowId }));
+  // An inline turn's history is its session's (src/core/inline-turns.ts): the session's run is replayed.
+  const targets: Target[] = ids.map((id) => ({ workflowId: workflowOfTurn(id) }));
   if (opts.query) targets.push(...(await listRuns(opts.client, opts.query, opts.limit ?? 1_000)));
   const unique = dedupe(targets);
   if (!unique.length) return [];

@@ -183,3 +183,33 @@ test("a turn's details in the Temporal UI: its deny command (group gate, stock C
   await h.client.workflow.getHandle(turnId).result();
   expect(dropped).not.toContain('e');
 });
+
+test("a session's inline turn: its details' commands (tiller, and the stock CLI to the session) run as printed", async () => {
+  const sessionId = h.turnId('inline-details');
+  const sent = async (table: string) => {
+    const { turnId } = await h.tiller.send(sessionId, drop(`open: inline ${table}`, table), {
+      agent: 'open',
+      inlineTurns: true,
+    });
+    await waitForState(h.tiller, turnId, awaitingApproval);
+    const metadata: any = await h.client.workflow.getHandle(sessionId).query('__temporal_workflow_metadata');
+    const approve = (metadata.currentDetails as string).split('\n').find((l) => l.startsWith('- approve: '))!;
+    const [tiller, update] = [...approve.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    return { turnId, tiller: tiller!, update: update! };
+  };
+  const first = await sent('f');
+  expect(first.turnId).toBe(`${sessionId}#turn-1`);
+  expect(first.tiller).toBe(`npx tiller approve '${first.turnId}' call_f`);
+  expect(await exec('sh', ['-c', first.tiller], { TEMPORAL_ADDRESS: h.address })).toMatchObject({ code: 0 });
+  expect(await h.tiller.result(first.turnId)).toMatchObject({ status: 'completed' });
+
+  const second = await sent('g');
+  // The stock CLI's update goes to the session's workflow and names the turn.
+  expect(second.update).toBe(
+    `npx tiller temporal workflow update execute --workflow-id ${sessionId} --name decide ` +
+      `--input '{"turnId":"${second.turnId}","id":"call_g","approved":true}'`,
+  );
+  expect(await exec('sh', ['-c', second.update], { TEMPORAL_ADDRESS: h.address })).toMatchObject({ code: 0 });
+  expect(await h.tiller.result(second.turnId)).toMatchObject({ status: 'completed' });
+  expect(dropped).toEqual(expect.arrayContaining(['f', 'g']));
+});

@@ -297,6 +297,25 @@ test('send starts a session on first use, follows its turn, and a second send wh
   expect(session.currentTurn.pendingApprovals[0].tool).toBe('delete_file');
 });
 
+test('send --inline-turns runs the turn inside its session; state and approve take the turn id it prints', async () => {
+  fs.writeFileSync(notes(), 'notes for the inline session\n');
+  const sessionId = `cli-i-${randomUUID().slice(0, 8)}`;
+  toTerminate.push(sessionId);
+  const sent = await cli(['send', sessionId, INPUT, '--inline-turns']);
+  expect(sent.code).toBe(0);
+  const turnId = `${sessionId}#turn-1`;
+  expect(sent.stdout).toContain(`session ${sessionId} · turn ${turnId}`);
+  expect(sent.stdout).toMatch(/⏸ delete_file \{"path":"notes.txt"\} waits for approval/);
+  const state = await stateJson(turnId);
+  expect(state).toMatchObject({ turnId, sessionId, status: 'awaiting_approval' });
+  const approved = await cli(['approve', turnId, state.pendingApprovals[0]!.id]);
+  expect(approved).toMatchObject({ code: 0 });
+  expect(await tiller.result(turnId)).toMatchObject({ status: 'completed' });
+  expect(fs.existsSync(notes())).toBe(false);
+  // No child workflow: the turn's id names no workflow of its own.
+  await expect(tiller.temporal.workflow.getHandle(turnId).describe()).rejects.toThrow();
+});
+
 test('expected failures are a clear message (no stack) and a distinct exit code', async () => {
   const missing = await cli(['state', 'no-such-turn']);
   expect(missing).toMatchObject({ code: 4, stdout: '' });

@@ -10,7 +10,7 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { TillerHooks } from '../../agents/hooks';
-import { stateQuery } from '../../core/contract';
+import { stateQuery, turnStateQuery } from '../../core/contract';
 import { ANSWER_TOOL, type ToolCallContext } from '../../core/spec';
 import { SlackApi, type SlackApiOptions } from '../common/api';
 import { pendingMessage, resolvedMessage } from '../common/messages';
@@ -75,7 +75,8 @@ async function modelReason(call: ToolCallContext): Promise<string | undefined> {
   try {
     const { client } = Context.current();
     const state = await client.connection.withDeadline(Date.now() + WHY_QUERY_MS, () =>
-      client.workflow.getHandle(call.workflowId).query(stateQuery),
+      // A session's inline turn answers `turnState` (the session's `state` is the session's).
+      client.workflow.getHandle(call.workflowId).query(call.turnId === call.workflowId ? stateQuery : turnStateQuery),
     );
     const asked = state.events.find(
       (e) => e.type === 'MODEL_CALLED' && e.toolCalls.some((t) => t.id === call.toolCallId),
