@@ -97,7 +97,7 @@ function costs(pass: ShardPass, lines: string[]): UnitCost | undefined {
       rows,
     ),
     '',
-    `A tool step is one model call and one tool call (an activity each), with its turn's start and end spread over the turn's ${'steps'}; a gated step adds the wait, a read of the turn (Tiller: \`summary\`; bare: its \`state\` query) until the wait shows, and the \`decide\` update; a session turn is a \`send\` into a session and its child turn of one tool step, against a bare turn of one step. Cloud actions are estimated from the events (and the queries sent).`,
+    `A tool step is one model call and one tool call (an activity each), with its turn's start and end spread over the turn's ${'steps'}; a gated step adds the wait, a read of the turn (Tiller: \`summary\`; bare: its \`state\` query) until the wait shows, and the \`decide\` update; a session turn is a \`send\` into a session and its turn of one tool step, run inside the session (\`inlineTurns\`) or as its child workflow, then the client's wait for its result (inline: the \`turnResult\` update), against a bare turn of one step. Cloud actions are estimated from the events (and the queries sent).`,
   );
   return tool;
 }
@@ -143,10 +143,6 @@ function versusBare(passes: ShardPass[], lines: string[]): void {
       rows,
     ),
   );
-  const t = pick(pass, 'tiller', 'tool');
-  const b = pick(pass, 'bare', 'tool');
-  const g = pick(pass, 'tiller', 'gated');
-  const gb = pick(pass, 'bare', 'gated');
   const diff = (x?: BatchResult, y?: BatchResult) => {
     if (!x || !y) return '';
     const types = new Set([...Object.keys(x.history.eventTypes), ...Object.keys(y.history.eventTypes)]);
@@ -162,10 +158,9 @@ function versusBare(passes: ShardPass[], lines: string[]): void {
       .map(([k, d]) => `${k} ${d > 0 ? '+' : ''}${f(d, 2)}`)
       .join(', ');
   };
-  lines.push(
-    '',
-    `Events Tiller adds per unit — tool step: ${diff(t, b) || 'none'}; gated step: ${diff(g, gb) || 'none'}.`,
-  );
+  const added = (kind: Kind) =>
+    `${LABEL[kind].tiller.replace('Tiller ', '')}: ${diff(pick(pass, 'tiller', kind), pick(pass, 'bare', kind)) || 'none'}`;
+  lines.push('', `Events Tiller adds (or saves) per unit — ${KINDS.map(added).join('; ')}.`);
 }
 
 function throughput(passes: ShardPass[], lines: string[]): void {

@@ -45,6 +45,19 @@ export function rangeQuery(
   return ['WorkflowType = "agentTurn"', ...parts].join(' AND ');
 }
 
+/**
+ * Sessions whose turns ran inside them (`inlineTurns`: only those set Tiller's status on the session's
+ * own workflow), started in the range: their decisions are in no turn's history, so not in the trail.
+ */
+export function inlineSessionsQuery(since?: string | Date, until?: string | Date): string {
+  return [
+    'WorkflowType = "agentSession"',
+    'TillerStatus IS NOT NULL',
+    ...(since !== undefined ? [`StartTime >= "${iso(since)}"`] : []),
+    ...(until !== undefined ? [`StartTime < "${iso(until)}"`] : []),
+  ].join(' AND ');
+}
+
 /** The audit rows of the selected turns, numbered and chained, oldest turn first. */
 export async function auditTrail(opts: AuditOptions): Promise<AuditRow[]> {
   const query = rangeQuery(opts.turns.query, opts.since, opts.until);

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { auditTrail, formatAudit, verifyExport } from '../audit';
+import { auditTrail, formatAudit, inlineSessionsQuery, verifyExport } from '../audit';
 import { readExportFile } from '../audit/format';
 import { dataConverterFromEnv } from '../codec/encryption';
 import type { TemporalSettings } from '../client/connect';
@@ -85,6 +85,14 @@ async function auditCommand(settings: () => TemporalSettings, turnIds: string[],
     process.stderr.write(
       `${rows.length} decisions${rows.length ? `; chain head ${rows[rows.length - 1]!.hash}` : ''}\n`,
     );
+    // The trail reads turns' own histories: say so when sessions of inline turns fall in the range.
+    if (tiller && ranged) {
+      const { count } = await tiller.temporal.workflow.count(inlineSessionsQuery(o.since, o.until));
+      if (count > 0)
+        process.stderr.write(
+          `note: ${count} session(s) in this range ran their turns inside the session (inlineTurns): their decisions are in no turn's history, so not in this trail (docs/sessions.md)\n`,
+        );
+    }
     return EXIT.ok;
   } finally {
     await tiller?.close().catch(() => undefined);

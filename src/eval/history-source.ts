@@ -57,7 +57,7 @@ export async function readTurnHistories(selection: TurnSelection, reader: Histor
     const session = sessionOfTurn(t.workflowId);
     if (session !== undefined)
       throw new Error(
-        `turn ${t.workflowId} ran inside session ${session} (inline turns): eval reads a turn from its own workflow's history, which such a turn has not`,
+        `turn ${t.workflowId} ran inside session ${session} (inlineTurns): it has no workflow history of its own to read (docs/sessions.md)`,
       );
     const client = need(reader.client);
     const handle = client.workflow.getHandle(t.workflowId, t.runId);

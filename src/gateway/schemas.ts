@@ -16,6 +16,12 @@ export const StartTurnBody = z.strictObject({
   agent: z.string().min(1, 'agent is required').max(200),
   input: z.string().min(1, 'input is required').max(100_000),
   sessionId: Id.optional().describe('run the turn as the next turn of this session (started on first use)'),
+  inlineTurns: z
+    .boolean()
+    .optional()
+    .describe(
+      "with sessionId: a session this send starts runs its turns inside its own workflow (turn ids '<session>#turn-<n>')",
+    ),
 });
 
 export const TurnStarted = z.object({ turnId: z.string(), sessionId: z.string().optional() });

@@ -11,11 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { AuditRow, parseExport } from '../../src/audit';
+import { AuditRow, inlineSessionsQuery, parseExport } from '../../src/audit';
 import { defineAgent } from '../../src/agents/define';
 import { buildGateway, hashToken } from '../../src/gateway';
 import type { TurnState } from '../../src/core/state';
 import { runTiller } from '../support/clients';
+import { pollUntil } from '../support/wait';
 import { stamperScript, stampTool, V1 } from '../support/eval-agent';
 import { awaitingApproval, createHarness, waitForState, type Harness } from '../support/harness';
 
@@ -189,4 +190,31 @@ test('verify catches a changed row, in JSON Lines and in CSV', async () => {
   const rows = parseExport(fs.readFileSync(path.join(dir, 'audit.jsonl'), 'utf8'));
   expect(rows.find((r) => r.outcome === 'edited')).toMatchObject({ editedArgs: { order: 33 }, args: { order: 3 } });
   expect(AuditRow.array().safeParse(rows).success).toBe(true);
+});
+
+test('a range with sessions of inline turns says their decisions are not in the trail; an inline turn id is refused', async () => {
+  const since = new Date(Date.now() - 1000).toISOString();
+  const sessionId = h.turnId('audit-inline');
+  await h.withWorker(
+    async () => {
+      const { turnId } = await h.tiller.send(sessionId, 'Please check order 9.', {
+        agent: 'guarded',
+        inlineTurns: true,
+      });
+      await h.tiller.approve(turnId, await paused(turnId), { approver: 'alice' });
+      expect(await h.tiller.result(turnId)).toMatchObject({ status: 'completed' });
+      // Visibility is eventually consistent: wait until the session is listed with Tiller's status.
+      await pollUntil(
+        async () => ((await h.client.workflow.count(inlineSessionsQuery(since))).count > 0 ? true : undefined),
+        'the session of inline turns in visibility',
+      );
+      const ranged = await runTiller(h, ['audit', '--since', since, '--out', path.join(dir, 'inline.jsonl')]);
+      expect(ranged.code).toBe(0);
+      expect(ranged.stderr).toMatch(/note: [1-9]\d* session\(s\) in this range ran their turns inside the session/);
+      const named = await runTiller(h, ['audit', turnId]);
+      expect(named.code).not.toBe(0);
+      expect(named.stderr).toContain(`turn ${turnId} ran inside session ${sessionId} (inlineTurns)`);
+    },
+    { agents: [guarded], tools: [stampTool(path.join(dir, 'marks.txt'))] },
+  );
 });

@@ -610,6 +610,35 @@ test('sessions: POST /turns with a sessionId runs the session turn', async () =>
   expect(busy.body.error).toMatch(/still running turn/);
 });
 
+test('sessions of inline turns: the turn id (URL-encoded) reads, lists in the inbox and is decided', async () => {
+  const sessionId = `gw-inline-${randomBytes(4).toString('hex')}`;
+  started.push(sessionId);
+  fs.writeFileSync(path.join(h.workspace, 'inline.txt'), 'inline\n');
+  const res = await call('POST', '/turns', {
+    as: T.sam,
+    body: { agent: 'assistant', input: 'Read inline.txt, then delete it.', sessionId, inlineTurns: true },
+  });
+  expect(res.status).toBe(201);
+  const turnId = `${sessionId}#turn-1`;
+  expect(res.body).toEqual({ sessionId, turnId });
+  const at = `/turns/${encodeURIComponent(turnId)}`;
+  const state = await until(encodeURIComponent(turnId), paused);
+  expect(state).toMatchObject({ turnId, sessionId });
+  const id = state.pendingApprovals[0]!.id;
+  const inbox = await pollUntil(async () => {
+    const listed = await call('GET', '/approvals', { as: T.alice });
+    return listed.body.approvals.find((a: any) => a.turnId === turnId);
+  }, 'the inline turn in the inbox');
+  expect(inbox).toMatchObject({ id, sessionId, youMayDecide: true });
+  // sam started the session, so its turns are his (startedBy): alice decides.
+  expect(state.startedBy).toBe('sam');
+  const ok = await call('POST', `${at}/decisions`, { as: T.alice, body: { id, approved: true } });
+  expect(ok.status).toBe(200);
+  expect(ok.body).toMatchObject({ id, approved: true, approver: 'alice' });
+  await until(encodeURIComponent(turnId), (s) => s.status === 'completed');
+  expect(fs.existsSync(path.join(h.workspace, 'inline.txt'))).toBe(false);
+});
+
 test('bad input: a burst of bad requests gets defined JSON errors, then a good one still works', async () => {
   const turns = `/turns`;
   const results = await Promise.all([

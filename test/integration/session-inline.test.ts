@@ -85,20 +85,34 @@ test('a turn inside its session is read, decided and awaited by its id; no child
 
 test('a decision names its turn: one meant for an earlier turn is refused by the next', async () => {
   const sessionId = h.turnId('inline-named');
-  h.model.setScript([rmCall('r1', 'x'), { content: 'one' }, rmCall('r1', 'y'), { content: 'two' }]);
+  h.model.setScript([rmCall('r1', 'x'), { content: 'one' }, rmCall('r1', 'x'), { content: 'two' }]);
   await (
     await worker()
   ).runUntil(async () => {
     const { turnId: t1 } = await h.tiller.send(sessionId, 'first', opts);
-    await waitForState(h.tiller, t1, awaitingApproval);
+    const first = await waitForState(h.tiller, t1, awaitingApproval);
     await h.tiller.deny(t1, 'r1', { reason: 'no' });
     await h.tiller.result(t1);
     const { turnId: t2 } = await h.tiller.send(sessionId, 'second', opts);
-    await waitForState(h.tiller, t2, awaitingApproval);
+    const second = await waitForState(h.tiller, t2, awaitingApproval);
+    // The same call with the same arguments: its digest is salted per turn, as a child turn's is.
+    expect(second.pendingApprovals[0]!.argsDigest).not.toBe(first.pendingApprovals[0]!.argsDigest);
     // The same call id waits again, in another turn: a late approval of the first turn's must not take it.
     const late = h.tiller.approve(t1, 'r1');
     await expect(late).rejects.toBeInstanceOf(DecisionRejectedError);
     await expect(h.tiller.approve(t1, 'r1')).rejects.toThrow(`decision for turn ${t1} refused: turn ${t2} runs here`);
+    // turnResult and cancelTurn take a well-formed turn reference, and act only on their turn.
+    const session = h.client.workflow.getHandle(sessionId);
+    for (const bad of [{ turnId: 'x'.repeat(1001) }, { turnId: t2, extra: 1 }, 'not an object'])
+      await expect(session.executeUpdate('turnResult', { args: [bad] })).rejects.toMatchObject({
+        cause: { message: expect.stringMatching(/^malformed turnResult/) },
+      });
+    await expect(h.tiller.result(`${sessionId}#turn-9`)).rejects.toThrow(
+      /holds the result of its running or last turn/,
+    );
+    await session.signal('cancelTurn', { turnId: t1 });
+    await session.signal('cancelTurn', 'nonsense');
+    expect((await h.tiller.summary(t2)).status).toBe('awaiting_approval');
     // Through the session's own id (what visibility lists), the running turn is decided.
     await h.tiller.approve(sessionId, 'r1');
     expect(await h.tiller.result(t2)).toMatchObject({ status: 'completed', output: 'two' });

@@ -43,6 +43,7 @@ test('limits are clamped; a malformed request reads as from the start', () => {
   expect(eventsPage(state, { afterSeq: -5, limit: 1 }).events[0]!.seq).toBe(1);
   expect(eventsPage(state, { afterSeq: 'x' as never, limit: 2 }).events.map((e) => e.seq)).toEqual([1, 2]);
   expect(eventsPage(createTurnState({ turnId: 't', agent: 'a' }), {})).toEqual({
+    turnId: 't',
     status: 'running',
     events: [],
     lastSeq: 0,

@@ -23,7 +23,11 @@ export function registerTurnRoutes(app: FastifyInstance, deps: RouteDeps, calls:
         // against the owner by the session (a refusal is a 403).
         const principal = { name: identity.name, groups: identity.groups };
         const { turnId } = await calls.withDeadline(deps.decideTimeoutMs, () =>
-          tiller.send(body.sessionId!, body.input, { agent: body.agent, principal }),
+          tiller.send(body.sessionId!, body.input, {
+            agent: body.agent,
+            principal,
+            ...(body.inlineTurns && { inlineTurns: true }),
+          }),
         );
         return reply.status(201).send({ turnId, sessionId: body.sessionId });
       }

@@ -35,7 +35,10 @@ export function raiseRequest(
   const stages = stagesOf(gate);
   const first = stages[0]!;
   // Each patch marks new turns; a wait raised before it (replayed without the marker) keeps the old rule.
-  const salt = deps.recorder.version.has(PATCH_SALTED_ARGS_DIGEST) ? workflowInfo().firstExecutionRunId : undefined;
+  // Salted per turn: by its workflow's first run, and by its id too inside a session (whose turns share a run).
+  const run = workflowInfo().firstExecutionRunId;
+  const perTurn = call.turnId === call.workflowId ? run : `${run}/${call.turnId}`;
+  const salt = deps.recorder.version.has(PATCH_SALTED_ARGS_DIGEST) ? perTurn : undefined;
   const waiter: Waiter = {
     call,
     gate,
