@@ -6,6 +6,7 @@
 import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { awaitingApproval, bundle, createHarness, waitForState, type Harness } from '../support/harness';
+import { recordFixture } from '../support/fixtures';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import { DecisionRejectedError } from '../../src/client';
@@ -80,6 +81,7 @@ test('a turn inside its session is read, decided and awaited by its id; no child
     expect(types).not.toContain('startChildWorkflowExecutionInitiatedEventAttributes');
     expect(types.filter((t) => t === 'activityTaskScheduledEventAttributes')).toHaveLength(6); // 4 model calls, 2 tool calls
     await Worker.runReplayHistory({ workflowBundle: bundle() }, history, sessionId);
+    await recordFixture(h.client, sessionId, 'session-inline-two-turns');
   });
 });
 
@@ -142,5 +144,10 @@ test('cancelling an inline turn ends the turn, not its session; a continue-as-ne
     ]);
     // The conversation kept only the completed turn.
     expect(state.conversationLength).toBe(2);
+    // The first run: the cancelled turn and the continue-as-new after it.
+    const { raw } = await h.client.workflow.getHandle(sessionId).describe();
+    const firstRun = raw.workflowExecutionInfo?.firstRunId ?? undefined;
+    expect(firstRun).toBeTruthy();
+    await recordFixture(h.client, sessionId, 'session-inline-cancelled', firstRun);
   });
 });
