@@ -20,7 +20,10 @@ import type { ClientCore } from './core';
 
 /** A turn waiting for a human, as visibility lists it ({@link TillerClient.pending}). */
 export interface PendingTurn {
+  /** The turn's id; a session of inline turns' is its running turn's (`<session>#turn-<n>`). */
   turnId: string;
+  /** A session of inline turns: the session's (workflow) id. */
+  sessionId?: string;
   agent?: string;
   status?: string;
   pendingTools: string[];
@@ -103,6 +106,7 @@ export async function listPending(
     const get = (name: string) => attrs.getAll().find((p) => p.key.name === name)?.value;
     out.push({
       turnId: wf.workflowId,
+      ...(wf.type === WORKFLOW_TYPE_SESSION && { sessionId: wf.workflowId }),
       agent: get('TillerAgent') as string | undefined,
       status: get('TillerStatus') as string | undefined,
       pendingTools: (get('TillerPendingTools') as string[] | undefined) ?? [],
@@ -110,5 +114,18 @@ export async function listPending(
     });
     if (out.length >= (opts.limit ?? 100)) break;
   }
+  // A session of inline turns is listed by the turn it runs (one `summary` query each: visibility knows
+  // the session, not which of its turns waits); if it cannot answer now, by the session's id.
+  await Promise.all(
+    out
+      .filter((p) => p.sessionId !== undefined)
+      .map(async (p) => {
+        const summary = await client.temporal.workflow
+          .getHandle(p.sessionId!)
+          .query(summaryQuery)
+          .catch(() => undefined);
+        if (summary && sessionOfTurn(summary.turnId) === p.sessionId) p.turnId = summary.turnId;
+      }),
+  );
   return out;
 }

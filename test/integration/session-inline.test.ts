@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { awaitingApproval, bundle, createHarness, waitForState, type Harness } from '../support/harness';
 import { recordFixture } from '../support/fixtures';
+import { pollUntil } from '../support/wait';
 import { defineAgent } from '../../src/agents/define';
 import { defineTool } from '../../src/tools/define';
 import { DecisionRejectedError } from '../../src/client';
@@ -57,7 +58,12 @@ test('a turn inside its session is read, decided and awaited by its id; no child
       status: 'awaiting_approval',
       pendingApprovals: [{ id: 'r1' }],
     });
-    // The inbox's way in: visibility lists the session, and its tree names the turn.
+    // The inbox's way in: visibility lists the session, by the turn it runs; its tree names the turn.
+    const listed = await pollUntil(
+      async () => (await h.tiller.pending()).find((p) => p.sessionId === sessionId),
+      'the waiting session in visibility',
+    );
+    expect(listed).toMatchObject({ turnId: t1, sessionId, agent: 'inline-keeper', pendingTools: ['rm'] });
     expect(await h.tiller.pendingTree(sessionId)).toMatchObject([{ turnId: t1, approval: { id: 'r1' } }]);
     await h.tiller.approve(t1, 'r1', { scope: 'session', approver: 'owner' });
     expect(await h.tiller.result(t1)).toMatchObject({ status: 'completed', output: 'one' });
