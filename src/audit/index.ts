@@ -30,17 +30,19 @@ export interface AuditOptions extends HistoryReader {
 
 const iso = (d: string | Date) => (typeof d === 'string' ? new Date(d) : d).toISOString();
 
+/** The visibility conditions for a start time in the range. */
+const startedIn = (since?: string | Date, until?: string | Date) => [
+  ...(since !== undefined ? [`StartTime >= "${iso(since)}"`] : []),
+  ...(until !== undefined ? [`StartTime < "${iso(until)}"`] : []),
+];
+
 /** The visibility filter for turns started in a range, within `query` when given. */
 export function rangeQuery(
   query: string | undefined,
   since?: string | Date,
   until?: string | Date,
 ): string | undefined {
-  const parts = [
-    ...(query ? [`(${query})`] : []),
-    ...(since !== undefined ? [`StartTime >= "${iso(since)}"`] : []),
-    ...(until !== undefined ? [`StartTime < "${iso(until)}"`] : []),
-  ];
+  const parts = [...(query ? [`(${query})`] : []), ...startedIn(since, until)];
   if (parts.length === (query ? 1 : 0)) return query;
   return ['WorkflowType = "agentTurn"', ...parts].join(' AND ');
 }
@@ -50,12 +52,7 @@ export function rangeQuery(
  * own workflow), started in the range: their decisions are in no turn's history, so not in the trail.
  */
 export function inlineSessionsQuery(since?: string | Date, until?: string | Date): string {
-  return [
-    'WorkflowType = "agentSession"',
-    'TillerStatus IS NOT NULL',
-    ...(since !== undefined ? [`StartTime >= "${iso(since)}"`] : []),
-    ...(until !== undefined ? [`StartTime < "${iso(until)}"`] : []),
-  ].join(' AND ');
+  return ['WorkflowType = "agentSession"', 'TillerStatus IS NOT NULL', ...startedIn(since, until)].join(' AND ');
 }
 
 /** The audit rows of the selected turns, numbered and chained, oldest turn first. */

@@ -5,7 +5,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { keylessError } from '../codec/encryption';
 import { decideUpdate } from '../core/contract';
-import { sessionOfTurn } from '../core/inline-turns';
+import { namedFor } from '../core/inline-turns';
 import type { Decision, RecordedDecision } from '../core/schemas';
 import type { ClientCore } from './core';
 
@@ -21,11 +21,9 @@ export async function decide(
   decision: Decision,
   updateId?: string,
 ): Promise<RecordedDecision> {
-  // An inline turn's decision names it: the session refuses it once another turn runs there.
-  const named = sessionOfTurn(turnId) !== undefined ? { ...decision, turnId } : decision;
   try {
     return await client.handle(turnId).executeUpdate(decideUpdate, {
-      args: [named],
+      args: [namedFor(turnId, decision)],
       ...(updateId !== undefined && { updateId }),
     });
   } catch (err) {

@@ -22,7 +22,7 @@ import type {
 import type { EventsPage, EventsRequest, TurnSummary } from '../core/reads';
 import type { TurnState } from '../core/state';
 import { cancelTurnSignal, decideSignal, sessionStateQuery } from '../core/contract';
-import { sessionOfTurn, workflowOfTurn } from '../core/inline-turns';
+import { namedFor, sessionOfTurn, workflowOfTurn } from '../core/inline-turns';
 import type { ZodType } from 'zod';
 import { decide } from './decisions';
 import { watchEvents, watchLiveEvents } from './follow';
@@ -127,8 +127,7 @@ export class TillerClient {
 
   /** Fire-and-forget decision; a bad one is recorded as DECISION_REJECTED in the turn's events. */
   signalDecision(turnId: string, decision: unknown): Promise<void> {
-    const named = sessionOfTurn(turnId) !== undefined ? { ...(decision as Decision), turnId } : decision;
-    return this.handle(turnId).signal(decideSignal, named as Decision);
+    return this.handle(turnId).signal(decideSignal, namedFor(turnId, decision as Decision));
   }
 
   /**

@@ -19,3 +19,8 @@ export function sessionOfTurn(turnId: string): string | undefined {
 export function workflowOfTurn(turnId: string): string {
   return sessionOfTurn(turnId) ?? turnId;
 }
+
+/** A decision for `turnId`, naming the turn when it is an inline one (its session refuses it for another turn). */
+export function namedFor<T extends object>(turnId: string, decision: T): T | (T & { turnId: string }) {
+  return sessionOfTurn(turnId) !== undefined ? { ...decision, turnId } : decision;
+}

@@ -9,7 +9,6 @@
  */
 import { CancellationScope, condition, isCancellation, setHandler } from '@temporalio/workflow';
 import { cancelTurnSignal, CANCEL_TURN_DESCRIPTION, turnResultUpdate, TURN_RESULT_DESCRIPTION } from '../core/contract';
-import { FailureType, rejection } from '../core/failures';
 import {
   formatZodError,
   TurnRef,
@@ -19,6 +18,7 @@ import {
   type TurnResult,
 } from '../core/schemas';
 import type { TurnState } from '../core/state';
+import { refused } from './session-rules';
 import { runTurn } from './turn';
 import { turnResult } from './turn-result';
 import { parseInput } from './turn-start';
@@ -85,8 +85,4 @@ export class InlineTurns {
       `session ${this.sessionId} holds the result of its running or last turn only, not of ${turnId} (its summary is in the session's state)`,
     );
   }
-}
-
-function refused(message: string) {
-  return rejection(FailureType.SessionRequestRejected, message);
 }
